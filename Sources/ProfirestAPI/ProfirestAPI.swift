@@ -1,0 +1,1 @@
+// ProfirestAPI — the Swift client of the Profirest API v2.

@@ -1,0 +1,2 @@
+// Placeholder until the generator lands.
+public enum Codegen {}
