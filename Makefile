@@ -1,0 +1,55 @@
+# ProfirestAPI — every command a developer or CI runs. `make test` is what CI runs.
+SHELL := /bin/bash
+PYTHON ?= python3
+SWIFT ?= swift
+VENV := .venv
+VPY := $(VENV)/bin/python
+REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
+SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
+
+.PHONY: test lint-contract generate check-generated build swift-test sandbox-test sandbox demo bench venv clean
+
+## test: everything CI runs — contract lint, generator drift, warning-free build, swift test, sandbox tests
+test: lint-contract check-generated build swift-test sandbox-test
+
+## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
+venv: $(VENV)/.installed
+$(VENV)/.installed: $(REQUIREMENTS)
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --disable-pip-version-check $(addprefix -r ,$(REQUIREMENTS))
+	touch $@
+
+lint-contract: venv
+	$(VPY) tools/lint_contract.py
+
+## generate: rewrite Sources/ProfirestAPI/Generated from the contract
+generate:
+	$(SWIFT) run --quiet profirest-codegen generate contract/profirest-v2.openapi.json Sources/ProfirestAPI/Generated
+
+## check-generated: fail when the generated files differ from what the contract gives
+check-generated:
+	$(SWIFT) run --quiet profirest-codegen check contract/profirest-v2.openapi.json Sources/ProfirestAPI/Generated
+
+build:
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+swift-test: venv
+	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $(SWIFT) test $(SWIFT_BUILD_FLAGS)
+
+sandbox-test: venv
+	@if [ -d sandbox/tests ]; then $(VPY) -m pytest -q sandbox/tests; else echo "sandbox-test: no sandbox yet"; fi
+
+## sandbox: the local Profirest API v2 server on 127.0.0.1 (state kept in sandbox/state.sqlite3)
+sandbox: venv
+	@if [ -f sandbox/__main__.py ]; then $(VPY) -m sandbox; else echo "sandbox: not yet"; fi
+
+## demo: the sandbox plus the example attendance terminal against it
+demo: venv
+	@echo "demo: not yet"
+
+## bench: library vs raw URLSession against the sandbox; writes benchmarks/results/latest.json
+bench: venv
+	@echo "bench: not yet"
+
+clean:
+	rm -rf .build $(VENV)

@@ -1,0 +1,106 @@
+"""Lints contract/profirest-v2.openapi.json.
+
+Besides the standard OpenAPI 3.1 validation, it enforces the house rules the generator and the sandbox rely on:
+every schema and every operation's main response has an example and each example validates against its schema,
+operation ids are unique, every error code the contract's prose mentions is in x-error-catalog, and the catalog
+itself is well formed.
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate
+
+CONTRACT = Path(__file__).resolve().parent.parent / "contract" / "profirest-v2.openapi.json"
+
+
+def main() -> int:
+    spec = json.loads(CONTRACT.read_text(encoding="utf-8"))
+    validate(spec)  # raises on any structural error
+    problems: list[str] = []
+
+    schemas = spec["components"]["schemas"]
+    registry_root = {"components": spec["components"]}
+
+    def check_example(where: str, schema: dict, example) -> None:
+        wrapped = dict(schema)
+        wrapped["components"] = registry_root["components"]
+        for error in Draft202012Validator(wrapped, format_checker=Draft202012Validator.FORMAT_CHECKER).iter_errors(example):
+            problems.append(f"{where}: example does not match its schema: {error.message} at /{'/'.join(map(str, error.absolute_path))}")
+
+    for name, schema in schemas.items():
+        if "example" not in schema:
+            problems.append(f"schema {name}: no example")
+        else:
+            check_example(f"schema {name}", {"$ref": f"#/components/schemas/{name}"}, schema["example"])
+
+    seen_ids: set[str] = set()
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            oid = op.get("operationId")
+            if not oid:
+                problems.append(f"{method.upper()} {path}: no operationId")
+            elif oid in seen_ids:
+                problems.append(f"{method.upper()} {path}: duplicate operationId {oid}")
+            seen_ids.add(oid or "")
+            if not op.get("tags"):
+                problems.append(f"{oid}: no tag")
+            if "security" not in op:
+                problems.append(f"{oid}: no security (use [] for public operations)")
+            success = sorted(code for code in op["responses"] if code.startswith("2"))
+            if not success:
+                problems.append(f"{oid}: no success response")
+                continue
+            main = op["responses"][success[0]]
+            for ctype, media in (main.get("content") or {}).items():
+                if ctype == "application/json":
+                    if "example" not in media:
+                        problems.append(f"{oid}: main response has no example")
+                    else:
+                        check_example(f"{oid} {success[0]}", media["schema"], media["example"])
+            body = (op.get("requestBody") or {}).get("content") or {}
+            for ctype, media in body.items():
+                if "json" in ctype or "form" in ctype:
+                    if "example" not in media:
+                        problems.append(f"{oid}: request body {ctype} has no example")
+                    else:
+                        check_example(f"{oid} request", media["schema"], media["example"])
+
+    catalog = spec.get("x-error-catalog") or []
+    codes = [entry["code"] for entry in catalog]
+    if len(codes) != len(set(codes)):
+        problems.append("x-error-catalog: duplicate codes")
+    for entry in catalog:
+        for key in ("code", "status", "retryable", "library_only", "title", "description"):
+            if key not in entry:
+                problems.append(f"x-error-catalog {entry.get('code')}: missing {key}")
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", entry["code"]):
+            problems.append(f"x-error-catalog {entry['code']}: codes are snake_case")
+        if set(entry.get("title", {})) != {"cs", "en"}:
+            problems.append(f"x-error-catalog {entry['code']}: titles in cs and en")
+    for required in ("network_error", "timeout", "not_paired", "unexpected_redirect", "staff_session_required"):
+        entry = next((e for e in catalog if e["code"] == required), None)
+        if not entry or not entry["library_only"]:
+            problems.append(f"x-error-catalog: library-only code {required} missing or not marked library_only")
+
+    # Codes named in prose as "NNN code_name" must exist in the catalog.
+    text = json.dumps(spec["paths"], ensure_ascii=False)
+    oauth = set(schemas["OAuthErrorCode"]["enum"])
+    for status, code in set(re.findall(r"\b([1-5][0-9][0-9]) ([a-z]+_[a-z_]+)\b", text)):
+        if code not in codes and code not in oauth:
+            problems.append(f"prose names {status} {code}, which is not in x-error-catalog")
+
+    for p in problems:
+        print(f"contract: {p}", file=sys.stderr)
+    ops = sum(len(v) for v in spec["paths"].values())
+    if problems:
+        print(f"contract: {len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    print(f"contract: OK — OpenAPI {spec['openapi']}, {ops} operations, {len(schemas)} schemas, {len(codes)} error codes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
