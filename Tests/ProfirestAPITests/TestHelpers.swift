@@ -28,3 +28,36 @@ struct TemporaryDirectory {
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
+
+/// Collects failures from background threads so the test thread can assert on them.
+final class ErrorBox: @unchecked Sendable {
+    // @unchecked: `errors` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var errors: [String] = []
+
+    func record(_ error: Error) {
+        lock.lock()
+        errors.append(String(describing: error))
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return errors
+    }
+}
+
+/// Runs `body` on `threads` real threads at once (not the cooperative pool, which blocking locks would
+/// starve) and waits for all of them, failing instead of hanging if they do not finish in time.
+func runOnThreads(_ threads: Int, timeout: TimeInterval = 60, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
+    let group = DispatchGroup()
+    for index in 0..<threads {
+        group.enter()
+        Thread {
+            body(index)
+            group.leave()
+        }.start()
+    }
+    return group.wait(timeout: .now() + timeout) == .success
+}
