@@ -7,8 +7,21 @@ final class UUIDv7Tests: XCTestCase {
         return UInt64(hex, radix: 16)!
     }
 
+    /// The 16 bytes the string spells, parsed directly: this runs 100 000 times in a debug build.
     private func bytes(of id: String) -> [UInt8] {
-        Array(Data(hex: id.replacingOccurrences(of: "-", with: "")))
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        var high: UInt8?
+        for c in id.utf8 where c != UInt8(ascii: "-") {
+            let nibble = c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0") : c - UInt8(ascii: "a") + 10
+            if let h = high {
+                out.append(h << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return out
     }
 
     func testFormatVersionAndVariant() {
@@ -97,6 +110,34 @@ final class UUIDv7Tests: XCTestCase {
         }
         XCTAssertEqual(ids.count, perTask * tasks)
         XCTAssertEqual(Set(ids).count, ids.count)
+    }
+
+    func testConcurrentGenerationOnThreadsYieldsNoDuplicates() {
+        let results = IdBox()
+        let finished = runOnThreads(8) { _ in
+            results.add((0..<5000).map { _ in UUIDv7.make(now: Date()) })
+        }
+        XCTAssertTrue(finished)
+        XCTAssertEqual(results.all.count, 40_000)
+        XCTAssertEqual(Set(results.all).count, 40_000)
+    }
+}
+
+private final class IdBox: @unchecked Sendable {
+    // @unchecked: `ids` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var ids: [String] = []
+
+    func add(_ more: [String]) {
+        lock.lock()
+        ids += more
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return ids
     }
 }
 

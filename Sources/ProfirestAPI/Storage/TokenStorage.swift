@@ -21,7 +21,8 @@ public protocol TokenStorage: Sendable {
 /// Inside `body` re-read what you need with `get`: another process may have changed it while you waited.
 /// The lock is **not re-entrant**: calling `withLock` again for the same key (or, for `FileTokenStorage`,
 /// the same file) from inside `body` throws `StorageError` instead of deadlocking where the storage can
-/// detect it. `get`, `set` and `remove` may be called freely inside `body`.
+/// detect it. `get`, `set` and `remove` may be called freely inside `body`. Waiting blocks the calling
+/// thread, so keep bodies short.
 ///
 /// ```swift
 /// let token = try storage.withLock("refresh") { try storage.get("refresh") }
