@@ -45,8 +45,14 @@ def openapi() -> OpenAPI:
 
         from openapi_core import Config
 
+        from urllib.parse import urlsplit
+
+        def is_uri(value) -> bool:
+            return not isinstance(value, str) or bool(urlsplit(value).scheme)
+
         config = Config(extra_media_type_deserializers={
-            "application/problem+json": json.loads, "application/merge-patch+json": json.loads})
+            "application/problem+json": json.loads, "application/merge-patch+json": json.loads},
+            extra_format_validators={"uri": is_uri}, extra_format_unmarshallers={"uri": str})
         _openapi = OpenAPI.from_dict(contract.spec(), config=config)
     return _openapi
 
