@@ -38,6 +38,7 @@ DEFAULT_CONFIG = {
     "stream_retry_after": 300,
     "sse_retry_ms": 2000,
     "json_body_limit": 1024 * 1024,
+    "idempotency_hold_ms": 0,  # tests: keep a keyed request running this long (to see idempotency_in_progress)
     "backup_body_limit": 10 * 1024 * 1024,
 }
 
@@ -359,6 +360,8 @@ async def _idempotent(sb: Sandbox, request: web.Request, conn: Conn, key: str, c
                        headers={"Retry-After": "1"})
     sb.idem_running.add((conn.id, key))
     try:
+        if sb.config["idempotency_hold_ms"]:
+            await asyncio.sleep(sb.config["idempotency_hold_ms"] / 1000)
         resp = await _run(fn, ctx)
         code = None
         if resp.content_type == "application/problem+json":
