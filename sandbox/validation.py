@@ -51,7 +51,9 @@ def openapi() -> OpenAPI:
             return not isinstance(value, str) or bool(urlsplit(value).scheme)
 
         config = Config(extra_media_type_deserializers={
-            "application/problem+json": json.loads, "application/merge-patch+json": json.loads},
+            "application/problem+json": json.loads, "application/merge-patch+json": json.loads,
+            # binary bodies ({"type": "string", "format": "binary"}): one character per byte, so maxLength counts bytes
+            "application/zip": lambda data: data.decode("latin-1") if isinstance(data, bytes) else data},
             extra_format_validators={"uri": is_uri}, extra_format_unmarshallers={"uri": str})
         _openapi = OpenAPI.from_dict(contract.spec(), config=config)
     return _openapi
