@@ -60,6 +60,17 @@ def operations() -> dict[str, dict[str, Any]]:
     return out
 
 
+@lru_cache(maxsize=None)
+def query_params(operation_id: str) -> tuple[str, ...]:
+    names = []
+    for p in operations()[operation_id]["op"].get("parameters", []):
+        if "$ref" in p:
+            p = spec()["components"]["parameters"][p["$ref"].rsplit("/", 1)[1]]
+        if p.get("in") == "query":
+            names.append(p["name"])
+    return tuple(names)
+
+
 def op_scopes(operation_id: str) -> list[str]:
     sec = operations()[operation_id]["op"].get("security") or []
     for req in sec:

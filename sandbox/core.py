@@ -294,6 +294,7 @@ def operation(operation_id: str, body: str | None = None, staff: str | None = No
             missing = [s for s in needed if s not in conn.scopes]
             if missing:
                 raise ApiError("insufficient_scope", f"The token lacks the scope {' '.join(missing)}.")
+            empty_query_check(request, operation_id)
             rest = None
             if "restaurant_id" in request.match_info:
                 rest = check_restaurant(sb, conn, request.match_info["restaurant_id"])
@@ -321,7 +322,7 @@ def operation(operation_id: str, body: str | None = None, staff: str | None = No
                 raw = await read_body(sb, request, sb.config[raw_body[1]] if isinstance(raw_body[1], str) else raw_body[1])
             ctx = Ctx(sb, request, conn, rest, sess, parsed, raw)
             key = request.headers.get("Idempotency-Key")
-            if not (idempotent and key):
+            if not (idempotent and key is not None):
                 return await _run(fn, ctx)
             return await _idempotent(sb, request, conn, key, ctx, fn)
 
@@ -329,6 +330,14 @@ def operation(operation_id: str, body: str | None = None, staff: str | None = No
         return handler
 
     return deco
+
+
+def empty_query_check(request: web.Request, operation_id: str) -> None:
+    """The contract's query parameters never allow an empty value (OpenAPI allowEmptyValue is false)."""
+    for name in contract.query_params(operation_id):
+        if name in request.query and any(v == "" for v in request.query.getall(name)):
+            raise ApiError("validation_failed", f"{name} must not be empty.",
+                           errors=[{"pointer": f"?{name}", "code": "too_short", "message": f"{name} must not be empty"}])
 
 
 async def _run(fn, ctx: Ctx) -> web.Response:
@@ -341,7 +350,8 @@ async def _run(fn, ctx: Ctx) -> web.Response:
 async def _idempotent(sb: Sandbox, request: web.Request, conn: Conn, key: str, ctx: Ctx, fn) -> web.Response:
     if not 1 <= len(key) <= 255:
         raise ApiError("validation_failed", "Idempotency-Key is 1–255 characters.",
-                       errors=[{"pointer": "Idempotency-Key", "code": "too_long", "message": "1–255 characters"}])
+                       errors=[{"pointer": "Idempotency-Key", "code": "too_long" if key else "too_short",
+                                "message": "1–255 characters"}])
     fingerprint = hashlib.sha256(request.method.encode() + b" " + request.path.encode() + b"\n" + ctx.raw).hexdigest()
     rec_id = f"{conn.id}:{key}"
     rec = sb.store.get("idempotency", rec_id)

@@ -104,17 +104,21 @@ def check_request(request: web.Request, body: bytes | None) -> tuple[bool, str]:
     """(known operation, errors text ('' when valid)). Security problems are the handlers' job."""
     try:
         result = openapi().unmarshal_request(_Req(request, body))
+        errs = [e for e in result.errors if not isinstance(e, SecurityValidationError)]
+        if errs and isinstance(errs[0], (PathNotFound, OperationNotFound, ServerNotFound)):
+            return False, ""
+        return True, _describe(errs) if errs else ""
     except (PathNotFound, OperationNotFound, ServerNotFound):
         return False, ""
-    errs = [e for e in result.errors if not isinstance(e, SecurityValidationError)]
-    if errs and isinstance(errs[0], (PathNotFound, OperationNotFound, ServerNotFound)):
-        return False, ""
-    return True, _describe(errs) if errs else ""
+    except Exception as e:  # noqa: BLE001 — e.g. a body that is not UTF-8: invalid for the contract
+        return True, f"the validator could not read the request: {type(e).__name__}"
 
 
 def check_response(request: web.Request, body: bytes | None, resp: web.Response) -> str:
     try:
         result = openapi().unmarshal_response(_Req(request, body), _Resp(resp))
+        return _describe(result.errors) if result.errors else ""
     except (PathNotFound, OperationNotFound, ServerNotFound):
         return ""
-    return _describe(result.errors) if result.errors else ""
+    except Exception as e:  # noqa: BLE001
+        return f"the validator could not read the response: {type(e).__name__}: {e}"[:500]
