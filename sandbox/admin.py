@@ -235,6 +235,21 @@ async def presence(request):
     return json_response({"data": presence_list(sb, rid)})
 
 
+async def sold_out(request):
+    """{"product_ids": [...]}: these products are sold out (available false) from now on; emits catalog.updated."""
+    from .db import iso
+    sb = sb_of(request)
+    rid = request.match_info["restaurant_id"]
+    if not sb.restaurant(rid):
+        return _err(404, f"no restaurant {rid}")
+    body = await _json(request)
+    ids = [str(x) for x in body.get("product_ids", [])]
+    sb.store.set_meta("sold_out:" + rid, ids)
+    sb.store.set_meta("catalog_updated_at", iso())
+    sb.emit("catalog.updated", rid, {"sold_out": ids})
+    return json_response({"restaurant_id": rid, "sold_out": ids})
+
+
 async def page(request):
     return web.FileResponse(STATIC / "admin.html", headers={"Cache-Control": "no-store"})
 
@@ -268,6 +283,7 @@ def routes(app: web.Application) -> None:
     r.add_get("/_sandbox/requests", requests_log)
     r.add_get("/_sandbox/restaurants", restaurants)
     r.add_get("/_sandbox/presence", presence)
+    r.add_post("/_sandbox/catalog/{restaurant_id}/sold_out", sold_out)
     r.add_get("/admin", page)
     r.add_get("/admin/", page)
     r.add_get("/admin/admin.js", page_js)

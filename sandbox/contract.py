@@ -71,6 +71,16 @@ def query_params(operation_id: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+@lru_cache(maxsize=None)
+def produced_types(operation_id: str) -> tuple[str, ...]:
+    """Media types of the operation's success responses."""
+    out = []
+    for status, resp in operations()[operation_id]["op"].get("responses", {}).items():
+        if status.startswith("2"):
+            out += [t for t in resp.get("content", {}) if t not in out]
+    return tuple(out)
+
+
 def op_scopes(operation_id: str) -> list[str]:
     sec = operations()[operation_id]["op"].get("security") or []
     for req in sec:

@@ -295,6 +295,7 @@ def operation(operation_id: str, body: str | None = None, staff: str | None = No
             if missing:
                 raise ApiError("insufficient_scope", f"The token lacks the scope {' '.join(missing)}.")
             empty_query_check(request, operation_id)
+            accept_check(request, operation_id)
             rest = None
             if "restaurant_id" in request.match_info:
                 rest = check_restaurant(sb, conn, request.match_info["restaurant_id"])
@@ -330,6 +331,35 @@ def operation(operation_id: str, body: str | None = None, staff: str | None = No
         return handler
 
     return deco
+
+
+def _media_matches(pattern: str, produced: str) -> bool:
+    if pattern in ("*/*", produced):
+        return True
+    major, _, minor = pattern.partition("/")
+    return minor == "*" and produced.startswith(major + "/")
+
+
+def accept_check(request: web.Request, operation_id: str) -> None:
+    """406 not_acceptable when Accept names no type the operation produces (problem+json always may be sent)."""
+    header = request.headers.get("Accept")
+    if not header:
+        return
+    wanted = []
+    for part in header.split(","):
+        bits = [b.strip() for b in part.split(";")]
+        q = next((b[2:] for b in bits[1:] if b.startswith("q=")), "1")
+        try:
+            if float(q) <= 0:
+                continue
+        except ValueError:
+            pass
+        if bits[0]:
+            wanted.append(bits[0].lower())
+    produced = contract.produced_types(operation_id)
+    if not produced or any(_media_matches(w, p) for w in wanted for p in produced):
+        return
+    raise ApiError("not_acceptable", f"This operation answers {', '.join(produced)}.")
 
 
 def empty_query_check(request: web.Request, operation_id: str) -> None:

@@ -88,6 +88,7 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
     await resp.prepare(request)
     sb.streams.add(resp)
     resp._sandbox_request = request  # noqa: SLF001 — to close its transport on a cut
+    resp._sandbox_conn = ctx.conn.id  # noqa: SLF001 — to end it when the connection goes
     sb.stats.sse_connections += 1
     cond = sb.event_condition()
     try:
@@ -118,14 +119,16 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
     return resp
 
 
-async def cut_streams(sb: Sandbox) -> int:
+async def cut_streams(sb: Sandbox, conn_id: str | None = None) -> int:
     n = 0
     for resp in list(sb.streams):
+        if conn_id is not None and getattr(resp, "_sandbox_conn", None) != conn_id:
+            continue
         req = getattr(resp, "_sandbox_request", None)
         if req is not None and req.transport is not None:
             req.transport.close()
             n += 1
-    sb.streams.clear()
+        sb.streams.discard(resp)
     await sb.notify_events()
     return n
 

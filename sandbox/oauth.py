@@ -113,7 +113,17 @@ def unpair(sb: Sandbox, device_id: str) -> bool:
     dev["unpaired_at"] = iso()
     sb.store.put("device", device_id, dev, dev["restaurant_id"])
     sb.emit("device.unpaired", dev["restaurant_id"], {"device_id": device_id})
+    _end_streams(sb, device_id)
     return True
+
+
+def _end_streams(sb: Sandbox, conn_id: str) -> None:
+    from .events import cut_streams
+    try:
+        import asyncio
+        asyncio.get_running_loop().create_task(cut_streams(sb, conn_id))
+    except RuntimeError:
+        pass
 
 
 def disconnect(sb: Sandbox, conn: Conn) -> None:
@@ -124,6 +134,7 @@ def disconnect(sb: Sandbox, conn: Conn) -> None:
         if grant:
             grant["active"] = False
             sb.store.put("grant", conn.id, grant)
+            _end_streams(sb, conn.id)
 
 
 def expire_access_tokens(sb: Sandbox, device_id: str | None = None, client_id: str | None = None) -> int:

@@ -126,3 +126,17 @@ def test_stream_down_and_cut(api, pos):
     s = Stream(api, pos)
     assert s.resp.status_code == 200
     s.close(api)
+
+
+def test_catalog_changes_and_unpairing_are_events(api, pos):
+    start = api.call("GET", "/v2/events", pos).json()["next_cursor"]
+    api.admin("POST", "/catalog/11/sold_out", {"product_ids": ["prod_gulas"]})
+    products = {p["id"]: p for p in api.call("GET", "/v2/restaurants/11/catalog", pos).json()["products"]}
+    assert products["prod_gulas"]["available"] is False and products["prod_smazak"]["available"] is True
+    kds = api.token("profirest-kds")
+    s = Stream(api, kds["access_token"])
+    assert s.next() == ["retry: 2000"]
+    api.admin("DELETE", f"/devices/{kds['device_id']}")
+    assert s.next_event() is None or s.next() is None  # the unpaired device's stream ends
+    types = [e["type"] for e in api.call("GET", "/v2/events", pos, params={"cursor": start}).json()["data"]]
+    assert types == ["catalog.updated", "device.unpaired"]

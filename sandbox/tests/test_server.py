@@ -134,3 +134,10 @@ def test_file_database_keeps_pairings_across_processes(tmp_path):
         assert r.status_code == 200
     finally:
         stop(proc)
+
+
+def test_not_acceptable(api, pos):
+    r = api.call("GET", "/v2/restaurants", pos, headers={"Accept": "text/html"})
+    assert r.status_code == 406 and r.json()["code"] == "not_acceptable"
+    assert api.call("GET", "/v2/restaurants", pos, headers={"Accept": "application/*;q=0.8, text/html"}).status_code == 200
+    assert api.call("GET", "/v2/restaurants/11/backups", pos, headers={"Accept": "*/*"}).status_code == 200
