@@ -141,3 +141,34 @@ def test_not_acceptable(api, pos):
     assert r.status_code == 406 and r.json()["code"] == "not_acceptable"
     assert api.call("GET", "/v2/restaurants", pos, headers={"Accept": "application/*;q=0.8, text/html"}).status_code == 200
     assert api.call("GET", "/v2/restaurants/11/backups", pos, headers={"Accept": "*/*"}).status_code == 200
+
+
+def test_without_validation_the_rules_hold_too():
+    import requests
+    proc, ready = start_sandbox(validate=False)
+    try:
+        base = ready["api"]
+        tok = requests.post(base + "/_sandbox/tokens", json={}).json()["access_token"]
+        h = {"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
+        path = base + "/v2/restaurants/11/staff/sessions"
+        assert requests.post(path, data=b"{", headers=h).json()["code"] == "invalid_json"
+        big = b'{"method": "pin", "secret": "' + b"1" * (1024 * 1024) + b'"}'
+        assert requests.post(path, data=big, headers=h).json()["code"] == "payload_too_large"
+        assert requests.post(path, data=b'{"method": "pin", "secret": "1234"}', headers=h).status_code == 201
+    finally:
+        stop(proc)
+
+
+def test_cli_approves_a_code(api, sandbox):
+    d = api.form("/oauth/device_authorization", {"client_id": "profirest-pos", "scope": "restaurants:read"}).json()
+    out = subprocess.run([sys.executable, "-m", "sandbox", "approve", d["user_code"].lower().replace("-", ""),
+                          "--restaurant", "12", "--url", sandbox["api"]], cwd=REPO, capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["status"] == "approved"
+    tok = api.form("/oauth/token", {"grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+                                    "device_code": d["device_code"], "client_id": "profirest-pos"}).json()
+    assert tok["restaurant_id"] == "12"
+    out = subprocess.run([sys.executable, "-m", "sandbox", "approve", "BBBB-CCCC", "--url", sandbox["api"]], cwd=REPO,
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 1
