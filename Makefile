@@ -42,7 +42,7 @@ sandbox-test: venv
 
 ## sandbox: the local Profirest API v2 server on 127.0.0.1 (state kept in sandbox/state.sqlite3)
 sandbox: venv
-	$(VPY) -m sandbox
+	@$(VPY) -m sandbox
 
 ## demo: the sandbox plus the example attendance terminal against it
 demo: venv

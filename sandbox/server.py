@@ -16,6 +16,7 @@ from .core import Sandbox, read_body
 from .errors import ApiError, OAuthError, problem
 
 log = logging.getLogger("sandbox")
+access = logging.getLogger("sandbox.access")
 
 REDACTED_HEADERS = {"authorization", "profirest-staff-token", "cookie", "set-cookie", "proxy-authorization"}
 PUBLIC_PREFIXES = ("/v2/", "/oauth/", "/.well-known/")
@@ -42,11 +43,17 @@ async def outer(request: web.Request, handler):
         sb.request_log.append({"method": request.method, "path": request.path, "query": request.query_string,
                                "headers": {k: redact(k, v) for k, v in request.headers.items()},
                                "request_id": request["request_id"]})
+    resp = None
     try:
         resp = await handler(request)
     except faults.Dropped:
         resp = web.Response(status=499)
     finally:
+        if not request.path.startswith(("/_sandbox/requests", "/_sandbox/stats", "/admin", "/_sandbox/pairings",
+                                        "/_sandbox/devices", "/_sandbox/presence", "/_sandbox/restaurants")):
+            access.info("%s %s%s → %s", request.method, request.path,
+                        "?" + request.query_string if request.query_string else "",
+                        resp.status if resp is not None else "error")
         if public:
             route = request.match_info.route
             resource = getattr(route, "resource", None)
