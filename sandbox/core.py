@@ -35,6 +35,7 @@ DEFAULT_CONFIG = {
     "auth_code_ttl": 60,
     "idempotency_ttl": 86400,
     "heartbeat": 15,
+    "event_retention": 7 * 24 * 3600,
     "stream_retry_after": 300,
     "sse_retry_ms": 2000,
     "json_body_limit": 1024 * 1024,

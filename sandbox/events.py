@@ -30,7 +30,19 @@ def parse_cursor(sb: Sandbox, text: str) -> int:
         raise ApiError("cursor_expired", "The cursor expired: reload your state and start without a cursor.")
     if epoch > current or seq > sb.store.last_event_seq():
         raise ApiError("cursor_invalid", "This cursor was never issued.")
+    if seq > 0:  # events are kept event_retention seconds (7 days): an older position is gone
+        seen = sb.store.events_after(seq - 1, seq)
+        if seen and _age(seen[0][1]["occurred_at"]) > float(sb.config["event_retention"]):
+            raise ApiError("cursor_expired", "Events older than the retention are gone: reload and start again.")
     return seq
+
+
+def _age(occurred_at: str) -> float:
+    import calendar
+    import time
+
+    from .db import now
+    return now() - calendar.timegm(time.strptime(occurred_at, "%Y-%m-%dT%H:%M:%SZ"))
 
 
 def _filters(ctx: Ctx) -> tuple[list[str] | None, set[str]]:

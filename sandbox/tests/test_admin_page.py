@@ -125,6 +125,13 @@ def test_approve_a_pairing_code_through_the_page(api):
                     await page.wait_for(f"document.querySelector('#devices tr[data-device=\"{tok['device_id']}\"]') "
                                         "!== null")
                     assert await page.js("document.querySelector('#pairings').children.length") == 0
+                    # unpair it from the page: its tokens stop working at once
+                    await page.js("window.confirm = () => true")
+                    await page.js(f"document.querySelector('#devices tr[data-device=\"{tok['device_id']}\"] "
+                                  "button.unpair').click()")
+                    await page.wait_for(f"document.querySelector('#devices tr[data-device=\"{tok['device_id']}\"]') "
+                                        "=== null")
+                    assert api.call("GET", "/v2/connection", tok["access_token"]).status_code == 401
         finally:
             browser.close()
 

@@ -49,6 +49,9 @@ def test_expired_and_invalid_cursors(api, pos):
     assert api.call("GET", "/v2/events", pos, params={"cursor": "ev_nope"}).json()["code"] == "cursor_invalid"
     fresh = api.call("GET", "/v2/events", pos).json()["next_cursor"]
     assert api.call("GET", "/v2/events", pos, params={"cursor": fresh}).status_code == 200
+    api.admin("POST", "/config", {"event_retention": 1})
+    time.sleep(1.1)  # the seed's events are older than the retention now
+    assert api.call("GET", "/v2/events", pos, params={"cursor": fresh}).json()["code"] == "cursor_expired"
 
 
 class Stream:
