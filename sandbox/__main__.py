@@ -5,7 +5,9 @@ import argparse
 import asyncio
 import json
 import logging
+import logging.handlers
 import os
+import queue
 import sys
 import urllib.error
 import urllib.request
@@ -15,13 +17,33 @@ DEFAULT_DB = str(Path(__file__).resolve().parent / "state.sqlite3")
 DEFAULT_URL = os.environ.get("PROFIREST_SANDBOX_URL", "http://127.0.0.1:8080")
 
 
+class _DroppingQueueHandler(logging.handlers.QueueHandler):
+    """Never blocks the event loop: when nobody drains stderr (a test harness holding the pipe), lines are dropped."""
+
+    def enqueue(self, record):
+        try:
+            self.queue.put_nowait(record)
+        except queue.Full:
+            pass
+
+
+def _log_to_stderr(level: int) -> None:
+    q: queue.Queue = queue.Queue(maxsize=10000)
+    out = logging.StreamHandler(sys.stderr)
+    out.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    listener = logging.handlers.QueueListener(q, out)
+    listener.start()
+    root = logging.getLogger()
+    root.handlers[:] = [_DroppingQueueHandler(q)]
+    root.setLevel(level)
+
+
 def _serve(args) -> int:
     from . import seed
     from .core import Sandbox
     from .server import serve
 
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING if args.quiet else logging.INFO,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    _log_to_stderr(logging.WARNING if args.quiet else logging.INFO)
     config = {"access_token_ttl": args.access_token_ttl, "device_code_ttl": args.device_code_ttl,
               "poll_interval": args.poll_interval, "staff_idle": args.staff_idle, "staff_max": args.staff_max,
               "heartbeat": args.heartbeat}

@@ -1,12 +1,10 @@
 """Attendance: punches recorded exactly once by id, batches with per-item results, the presence state machine."""
 from __future__ import annotations
 
-import json
-
 from aiohttp import web
 
 from .core import Ctx, Sandbox, employee_ref, operation, page
-from .db import iso, now
+from .db import iso
 from .errors import ApiError, json_response, problem_body
 from .restaurants import resolve_employee
 

@@ -9,7 +9,7 @@ import hashlib
 import json
 import logging
 import secrets
-from collections import Counter, defaultdict, deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any, Awaitable, Callable
@@ -18,7 +18,7 @@ from aiohttp import web
 
 from . import contract
 from .db import Store, iso, now
-from .errors import ApiError, json_response, language, problem
+from .errors import ApiError, json_response, problem
 
 log = logging.getLogger("sandbox")
 
@@ -136,14 +136,6 @@ class Sandbox:
             asyncio.get_running_loop().create_task(self.notify_events())
         except RuntimeError:
             pass
-
-
-def _has_loop() -> bool:
-    try:
-        asyncio.get_running_loop()
-        return True
-    except RuntimeError:
-        return False
 
 
 # -- the connection behind an access token ------------------------------------------------------------

@@ -9,7 +9,7 @@ import re
 
 from aiohttp import web
 
-from .core import Conn, Ctx, Sandbox, _limit, comma_list, operation, schema_enum
+from .core import Ctx, Sandbox, _limit, comma_list, operation, schema_enum
 from .errors import ApiError, json_response, problem
 
 log = logging.getLogger("sandbox.events")

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-import json
 import logging
 from typing import Any
 

@@ -14,7 +14,7 @@ from aiohttp import web
 from . import contract
 from .core import Conn, Sandbox, authenticate, new_id, read_body, token_hash
 from .db import iso, now
-from .errors import ApiError, OAuthError, json_response, problem
+from .errors import ApiError, OAuthError, json_response
 from .seed import CLIENTS
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"

@@ -98,6 +98,7 @@ def test_sse_ids_resume_and_heartbeat(api, pos):
     api.admin("POST", "/config", {"heartbeat": 0.3})
     s = Stream(api, pos)
     assert s.resp.status_code == 200 and s.resp.headers["Content-Type"].startswith("text/event-stream")
+    assert s.resp.headers["Profirest-Request-Id"].startswith("req_")
     assert s.next() == ["retry: 2000"]
     punch(api, pos)
     f = s.next_event()

@@ -5,7 +5,6 @@ import secrets
 import time
 from urllib.parse import parse_qs, urlsplit
 
-import requests
 
 DEVICE = "urn:ietf:params:oauth:grant-type:device_code"
 SCOPE = "restaurants:read staff:read staff:authenticate attendance:read attendance:punch"

@@ -172,3 +172,16 @@ def test_cli_approves_a_code(api, sandbox):
     out = subprocess.run([sys.executable, "-m", "sandbox", "approve", "BBBB-CCCC", "--url", sandbox["api"]], cwd=REPO,
                          capture_output=True, text=True, timeout=30)
     assert out.returncode == 1
+
+
+def test_an_undrained_stderr_pipe_never_blocks_the_server():
+    import requests
+    proc = subprocess.Popen([sys.executable, "-m", "sandbox", "serve", "--port", "0", "--db", ":memory:"], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # stderr is never read
+    try:
+        base = json.loads(proc.stdout.readline())["api"]
+        http = requests.Session()
+        for _ in range(1500):  # ~250 KB of access log, far beyond a pipe's 64 KB buffer
+            assert http.get(base + "/v2/connection?" + "x" * 120, timeout=5).status_code == 401
+    finally:
+        stop(proc)
