@@ -6,6 +6,7 @@ invalid is such a bug too."""
 from __future__ import annotations
 
 import logging
+import warnings
 from typing import Any
 
 from aiohttp import web
@@ -31,6 +32,8 @@ from openapi_core.validation.request.exceptions import SecurityValidationError
 from . import contract
 
 log = logging.getLogger("sandbox.contract")
+# openapi-core does not check oauth2 itself (the handlers do): its warning about that is noise
+warnings.filterwarnings("ignore", message="Unsupported scheme type")
 SERVER = "https://api.mujprofirest.cz"
 # Query arrays the contract describes as comma-separated (its x-query-style: comma).
 COMMA_ARRAYS = ("types", "status")
@@ -103,8 +106,9 @@ def _describe(errors: list[Any]) -> str:
 def check_request(request: web.Request, body: bytes | None) -> tuple[bool, str]:
     """(known operation, errors text ('' when valid)). Security problems are the handlers' job."""
     try:
-        result = openapi().unmarshal_request(_Req(request, body))
-        errs = [e for e in result.errors if not isinstance(e, SecurityValidationError)]
+        # the validators (not the unmarshallers, which are ~20× slower on big bodies) with every error
+        errs = [e for e in openapi().request_validator.iter_errors(_Req(request, body))
+                if not isinstance(e, SecurityValidationError)]
         if errs and isinstance(errs[0], (PathNotFound, OperationNotFound, ServerNotFound)):
             return False, ""
         return True, _describe(errs) if errs else ""
@@ -116,8 +120,10 @@ def check_request(request: web.Request, body: bytes | None) -> tuple[bool, str]:
 
 def check_response(request: web.Request, body: bytes | None, resp: web.Response) -> str:
     try:
-        result = openapi().unmarshal_response(_Req(request, body), _Resp(resp))
-        return _describe(result.errors) if result.errors else ""
+        errs = list(openapi().response_validator.iter_errors(_Req(request, body), _Resp(resp)))
+        if errs and isinstance(errs[0], (PathNotFound, OperationNotFound, ServerNotFound)):
+            return ""
+        return _describe(errs) if errs else ""
     except (PathNotFound, OperationNotFound, ServerNotFound):
         return ""
     except Exception as e:  # noqa: BLE001
