@@ -86,3 +86,8 @@ def api(sandbox, default_config) -> Api:
 def pos(api) -> str:
     """An access token of a register paired to restaurant 11 with every scope."""
     return api.token()["access_token"]
+
+
+def pytest_configure(config):
+    # openapi-core leaves oauth2 to the handlers and warns about it
+    config.addinivalue_line("filterwarnings", "ignore:Unsupported scheme type:UserWarning")
