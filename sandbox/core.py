@@ -26,6 +26,7 @@ DEFAULT_CONFIG = {
     "access_token_ttl": 1800,
     "device_code_ttl": 600,
     "poll_interval": 5,
+    "slow_down_increment": 5,  # RFC 8628: +5 s after slow_down; tests may shrink it
     "staff_idle": 300,
     "staff_max": 43200,
     "staff_lockout": 300,

@@ -280,7 +280,7 @@ def _device_code_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.R
     last = p.get("last_poll")
     p["last_poll"] = t
     if last is not None and t - last < p["interval"] - 0.2:
-        p["interval"] += 5
+        p["interval"] += sb.config["slow_down_increment"]
         sb.store.put("pairing", p["user_code"], p)
         sb.stats.slow_downs += 1
         raise OAuthError("slow_down", f"Poll every {p['interval']} s.")

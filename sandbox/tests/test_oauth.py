@@ -28,7 +28,7 @@ def test_metadata(api):
 
 
 def test_device_flow_pending_slow_down_approve(api):
-    api.admin("POST", "/config", {"poll_interval": 1})
+    api.admin("POST", "/config", {"poll_interval": 1, "slow_down_increment": 1})
     d = start_pairing(api)
     assert d["interval"] == 1 and d["expires_in"] == 600
     assert d["verification_uri_complete"].endswith("?code=" + d["user_code"])
@@ -37,7 +37,9 @@ def test_device_flow_pending_slow_down_approve(api):
     assert r.status_code == 400 and r.json()["error"] == "slow_down"
     assert [p["user_code"] for p in api.admin("GET", "/pairings")["data"]] == [d["user_code"]]
     api.admin("POST", f"/pairings/{d['user_code']}/approve", {"restaurant_id": "11"})
-    time.sleep(6.05)  # the interval is now 1 + 5 s
+    r = poll(api, d["device_code"])
+    assert r.json()["error"] == "slow_down"  # still too fast for the grown interval
+    time.sleep(3.05)  # the interval is now 1 + 1 + 1 s
     r = poll(api, d["device_code"])
     tok = r.json()
     assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"
@@ -45,7 +47,7 @@ def test_device_flow_pending_slow_down_approve(api):
     conn = api.call("GET", "/v2/connection", tok["access_token"]).json()
     assert conn["kind"] == "device" and conn["device"]["name"] == "Píchačka" and conn["restaurant_id"] == "11"
     assert poll(api, d["device_code"]).json()["error"] == "invalid_grant"  # a code pairs once
-    assert api.admin("GET", "/stats")["slow_downs"] == 1
+    assert api.admin("GET", "/stats")["slow_downs"] == 2
 
 
 def test_device_flow_denied_and_expired(api):
