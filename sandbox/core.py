@@ -447,7 +447,10 @@ def page(request: web.Request, items: list[Any], list_name: str) -> web.Response
     nxt = None
     if offset + limit < len(items):
         nxt = "pc_" + base64.urlsafe_b64encode(json.dumps({"k": list_name, "o": offset + limit}).encode()).decode().rstrip("=")
-    return json_response({"data": chunk, "next_cursor": nxt})
+    page: dict = {"data": chunk}
+    if nxt is not None:  # the last page has no next_cursor at all
+        page["next_cursor"] = nxt
+    return json_response(page)
 
 
 def comma_list(request: web.Request, name: str, allowed: list[str] | None = None) -> list[str] | None:

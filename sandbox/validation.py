@@ -12,20 +12,8 @@ from typing import Any
 from aiohttp import web
 from multidict import CIMultiDict, MultiDict
 
-import openapi_spec_validator
-
-if not hasattr(openapi_spec_validator, "OpenAPIV32SpecValidator"):
-    # openapi-core 0.23 imports the OpenAPI 3.2 validator, which openapi-spec-validator has from 0.8.3 on; the
-    # contract tools pin 0.8.0. The contract is OpenAPI 3.1, so the 3.1 validator stands in (no-op once bumped).
-    from openapi_spec_validator.versions import consts as _versions
-    from openapi_spec_validator.versions.datatypes import SpecVersion as _SpecVersion
-
-    openapi_spec_validator.OpenAPIV32SpecValidator = openapi_spec_validator.OpenAPIV31SpecValidator
-    if not hasattr(_versions, "OPENAPIV32"):
-        _versions.OPENAPIV32 = _SpecVersion(keyword="openapi", major="3", minor="2")
-
-from openapi_core import OpenAPI  # noqa: E402
-from openapi_core.datatypes import RequestParameters  # noqa: E402
+from openapi_core import OpenAPI
+from openapi_core.datatypes import RequestParameters
 from openapi_core.templating.paths.exceptions import OperationNotFound, PathNotFound, ServerNotFound
 from openapi_core.validation.request.exceptions import SecurityValidationError
 
@@ -35,8 +23,6 @@ log = logging.getLogger("sandbox.contract")
 # openapi-core does not check oauth2 itself (the handlers do): its warning about that is noise
 warnings.filterwarnings("ignore", message="Unsupported scheme type")
 SERVER = "https://api.mujprofirest.cz"
-# Query arrays the contract describes as comma-separated (its x-query-style: comma).
-COMMA_ARRAYS = ("types", "status")
 
 _openapi: OpenAPI | None = None
 
@@ -64,13 +50,8 @@ def openapi() -> OpenAPI:
 
 class _Req:
     def __init__(self, request: web.Request, body: bytes | None):
-        query = MultiDict()
-        for k, v in request.query.items():
-            if k in COMMA_ARRAYS:
-                for part in v.split(","):
-                    query.add(k, part)
-            else:
-                query.add(k, v)
+        # Arrays are one comma-joined parameter (style form, explode false): openapi-core splits them itself.
+        query = MultiDict(request.query)
         self.parameters = RequestParameters(query=query, header=CIMultiDict(request.headers), cookie=request.cookies)
         self.host_url = SERVER
         self.path = request.path
