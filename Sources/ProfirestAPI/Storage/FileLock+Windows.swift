@@ -1,0 +1,38 @@
+// Windows only; Linux CI never compiles this file, so it stays minimal.
+#if os(Windows)
+import WinSDK
+
+/// An exclusive `LockFileEx` lock on a lock file; Windows releases it when the handle closes or the
+/// process dies.
+struct FileLock {
+    private let handle: HANDLE
+
+    /// Blocks until the lock is free.
+    static func acquire(path: String) throws -> FileLock {
+        let opened = path.withCString(encodedAs: UTF16.self) {
+            CreateFileW(
+                $0, DWORD(GENERIC_READ | GENERIC_WRITE), DWORD(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE),
+                nil, DWORD(OPEN_ALWAYS), DWORD(FILE_ATTRIBUTE_NORMAL), nil)
+        }
+        guard let handle = opened, handle != INVALID_HANDLE_VALUE else {
+            throw StorageError(
+                kind: .lockFailed, path: path,
+                reason: "cannot open the lock file (Windows error \(GetLastError())); check the folder's permissions")
+        }
+        var overlapped = OVERLAPPED()
+        if !LockFileEx(handle, DWORD(LOCKFILE_EXCLUSIVE_LOCK), 0, DWORD.max, DWORD.max, &overlapped) {
+            let code = GetLastError()
+            CloseHandle(handle)
+            throw StorageError(
+                kind: .lockFailed, path: path, reason: "cannot lock the lock file (Windows error \(code))")
+        }
+        return FileLock(handle: handle)
+    }
+
+    func release() {
+        var overlapped = OVERLAPPED()
+        _ = UnlockFileEx(handle, 0, DWORD.max, DWORD.max, &overlapped)
+        CloseHandle(handle)
+    }
+}
+#endif

@@ -1,0 +1,117 @@
+import Foundation
+
+/// Keeps tokens in one JSON file (`{"key": "value", …}`), readable by the owner only, so a command-line
+/// tool or daemon stays paired across restarts. Several keys — and several processes — can share a file.
+///
+/// Writes replace the file atomically (temporary file, fsync, rename, fsync of the directory), so a crash
+/// never leaves a half-written file. `withLock` takes an exclusive lock on `<path>.lock` that excludes
+/// other threads and other processes; it covers the whole file, whatever the key. A file that cannot be
+/// parsed throws `StorageError` rather than being treated as empty, which would silently forget the pairing.
+///
+/// ```swift
+/// let storage = FileTokenStorage(path: "/var/lib/pichacka/tokens.json")
+/// ```
+public final class FileTokenStorage: LockingTokenStorage {
+    /// The token file, made absolute when the storage was created. Usage: `print(storage.path)`
+    public let path: String
+    private let lockPath: String
+
+    /// In-process side of the lock, shared by every `FileTokenStorage` of one file: flock alone is
+    /// per open file description and says nothing about which thread of ours holds it.
+    private static let processLocks = OwnedLockTable()
+
+    /// A storage backed by the file at `path`; nothing is touched until first use, and a missing file holds
+    /// no values. Usage: `let storage = FileTokenStorage(path: "tokens.json")`
+    public init(path: String) {
+        self.path = URL(fileURLWithPath: path).standardizedFileURL.path
+        self.lockPath = self.path + ".lock"
+    }
+
+    /// Reads the file afresh on every call, so a value written by another process is seen at once.
+    /// Usage: `let token = try storage.get("refresh")`
+    public func get(_ key: String) throws -> String? {
+        try readAll()[key]
+    }
+
+    /// Usage: `try storage.set("refresh", "r1")`
+    public func set(_ key: String, _ value: String) throws {
+        try update { $0[key] = value }
+    }
+
+    /// Usage: `try storage.remove("refresh")`
+    public func remove(_ key: String) throws {
+        try update { $0[key] = nil }
+    }
+
+    /// Runs `body` holding the file's lock against other threads and processes. Not re-entrant: a nested
+    /// call on the same thread throws `StorageError` (`.reentrantLock`).
+    /// Usage: `try storage.withLock("refresh") { try storage.get("refresh") }`
+    public func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
+        let processLock = Self.processLocks.lock(for: path)
+        if processLock.isHeldByCurrentThread {
+            throw StorageError(
+                kind: .reentrantLock, path: path,
+                reason: "withLock(\"\(key)\") was called inside withLock for the same file on the same thread; "
+                    + "the lock is not re-entrant, so use get/set/remove directly inside the body")
+        }
+        return try locked(processLock, body)
+    }
+
+    private func locked<T>(_ processLock: OwnedLock, _ body: () throws -> T) throws -> T {
+        processLock.acquire()
+        defer { processLock.release() }
+        try ensureDirectory()
+        let fileLock = try FileLock.acquire(path: lockPath)
+        defer { fileLock.release() }
+        return try body()
+    }
+
+    /// Read-modify-write under the lock; inside `withLock` the lock is already ours and is not taken again.
+    private func update(_ change: (inout [String: String]) -> Void) throws {
+        let processLock = Self.processLocks.lock(for: path)
+        if processLock.isHeldByCurrentThread {
+            try readChangeWrite(change)
+        } else {
+            try locked(processLock) { try readChangeWrite(change) }
+        }
+    }
+
+    private func readChangeWrite(_ change: (inout [String: String]) -> Void) throws {
+        var values = try readAll()
+        change(&values)
+        try writeAll(values)
+    }
+
+    private func readAll() throws -> [String: String] {
+        guard let data = try TokenFile.load(path: path) else { return [:] }
+        // The decoder's own error text may quote the file, which holds secrets: report only the fact.
+        guard let values = try? JSONDecoder().decode([String: String].self, from: data) else {
+            throw StorageError(
+                kind: .corrupt, path: path,
+                reason: "the token file is not a JSON object of strings; fix or delete it "
+                    + "(deleting it forgets the pairing)")
+        }
+        return values
+    }
+
+    private func writeAll(_ values: [String: String]) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(values)
+        data.append(UInt8(ascii: "\n"))
+        try TokenFile.replace(path: path, with: data)
+    }
+
+    private func ensureDirectory() throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard !FileManager.default.fileExists(atPath: directory) else { return }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StorageError(
+                kind: .unwritable, path: path,
+                reason: "cannot create the directory \(directory) for the token file; create it or choose another path")
+        }
+    }
+}

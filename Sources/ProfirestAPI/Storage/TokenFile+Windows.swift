@@ -1,0 +1,28 @@
+// Windows only; Linux CI never compiles this file. Access is governed by the user profile's ACLs there,
+// so there is no mode to set; Foundation's atomic write replaces the file in one step.
+#if os(Windows)
+import Foundation
+
+enum TokenFile {
+    /// The file's bytes, or nil when it does not exist.
+    static func load(path: String) throws -> Data? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw StorageError(
+                kind: .unreadable, path: path, reason: "the token file cannot be read; check its permissions")
+        }
+    }
+
+    static func replace(path: String, with data: Data) throws {
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw StorageError(
+                kind: .unwritable, path: path,
+                reason: "the token file cannot be written; check that its folder exists and is writable")
+        }
+    }
+}
+#endif

@@ -1,0 +1,44 @@
+import Foundation
+
+extension JSONValue: Codable {
+    /// Decodes any JSON value; integral numbers that fit `Int` become `.integer`. Usage: `try JSONDecoder().decode(JSONValue.self, from: data)`
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+            return
+        }
+        // Strings come first because they are the commonest leaf; JSONDecoder never turns a number or a
+        // boolean into a String, so the order only matters between Int and Double: Int first keeps
+        // integers beyond 2^53 exact.
+        if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? container.decode(Int.self) {
+            self = .integer(i)
+        } else if let d = try? container.decode(Double.self) {
+            self = .number(d)
+        } else if let o = try? container.decode([String: JSONValue].self) {
+            self = .object(o)
+        } else if let a = try? container.decode([JSONValue].self) {
+            self = .array(a)
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Not a JSON value")
+        }
+    }
+
+    /// Encodes the value as the JSON it stands for. Usage: `try JSONEncoder().encode(value)`
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let b): try container.encode(b)
+        case .integer(let i): try container.encode(i)
+        case .number(let d): try container.encode(d)
+        case .string(let s): try container.encode(s)
+        case .array(let a): try container.encode(a)
+        case .object(let o): try container.encode(o)
+        }
+    }
+}
