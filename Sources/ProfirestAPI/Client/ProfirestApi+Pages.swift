@@ -22,7 +22,7 @@ extension ProfirestApi {
             if let next, next == cursor {
                 // A server bug would otherwise make this loop forever.
                 throw errorFactory.make(
-                    "invalid_response", status: 200, detail: "the server returned the same next_cursor again for \(path)")
+                    ErrorCode.invalidResponse, status: 200, detail: "the server returned the same next_cursor again for \(path)")
             }
             walk.withLock {
                 $0.started = true

@@ -7,9 +7,9 @@ struct ErrorFactory: Sendable {
 
     /// A library-made error: title from the catalog in the chosen language.
     func make(_ code: String, status: Int? = nil, detail: String?, requestID: String? = nil, retryAfter: Int? = nil) -> ProfirestAPIError {
-        let entry = ErrorTitles.table[code]
+        let entry = ErrorCatalog.entry(for: code)
         return ProfirestAPIError(
-            code: code, status: status ?? entry?.status ?? 0, title: ErrorTitles.title(code, language: language),
+            code: code, status: status ?? entry?.status ?? 0, title: StatusFallback.title(code, language: language),
             detail: detail.map(redaction.scrub), retryAfter: retryAfter, retryable: entry?.retryable ?? false,
             requestID: requestID)
     }
@@ -22,7 +22,7 @@ struct ErrorFactory: Sendable {
             let scrubbed = redaction.scrub(problem)
             return ProfirestAPIError(
                 code: code, status: response.status,
-                title: scrubbed["title"]?.stringValue ?? ErrorTitles.title(code, language: language),
+                title: scrubbed["title"]?.stringValue ?? StatusFallback.title(code, language: language),
                 detail: scrubbed["detail"]?.stringValue,
                 errors: scrubbed["errors"]?.arrayValue ?? [],
                 candidates: scrubbed["candidates"]?.arrayValue ?? [],
@@ -32,11 +32,11 @@ struct ErrorFactory: Sendable {
                 requestID: scrubbed["request_id"]?.stringValue ?? requestID,
                 problem: scrubbed)
         }
-        let code = ErrorTitles.fallbackCode(forStatus: response.status)
+        let code = StatusFallback.code(forStatus: response.status)
         let contentType = response.header("Content-Type") ?? "no content type"
         let what = response.body.isEmpty ? "an empty body" : "a \(contentType) body of \(response.body.count) bytes"
         return ProfirestAPIError(
-            code: code, status: response.status, title: ErrorTitles.title(code, language: language),
+            code: code, status: response.status, title: StatusFallback.title(code, language: language),
             detail: "HTTP \(response.status) with \(what) instead of application/problem+json",
             retryAfter: headerRetryAfter, retryable: RetryPolicy.isRetryable(code: code, status: response.status),
             requestID: requestID)
@@ -46,7 +46,7 @@ struct ErrorFactory: Sendable {
     func redirect(_ response: HTTPResponse) -> ProfirestAPIError {
         let location = response.header("Location").map { "Location: \($0)" } ?? "no Location header"
         return make(
-            "unexpected_redirect", status: response.status,
+            ErrorCode.unexpectedRedirect, status: response.status,
             detail: "HTTP \(response.status), \(location); the library does not follow redirects so tokens stay with the API",
             requestID: response.header("Profirest-Request-Id"))
     }
@@ -54,7 +54,7 @@ struct ErrorFactory: Sendable {
     /// A failure without an answer from the transport.
     func fromTransport(_ error: Error) -> ProfirestAPIError {
         if let urlError = error as? URLError, urlError.code == .timedOut {
-            return make("timeout", detail: "the transport timed out (\(urlError.code.rawValue))")
+            return make(ErrorCode.timeout, detail: "the transport timed out (\(urlError.code.rawValue))")
         }
         let reason: String
         if let urlError = error as? URLError {
@@ -62,7 +62,7 @@ struct ErrorFactory: Sendable {
         } else {
             reason = String(describing: type(of: error))
         }
-        return make("network_error", detail: reason)
+        return make(ErrorCode.networkError, detail: reason)
     }
 
     static func problem(in response: HTTPResponse) -> JSONValue? {

@@ -97,11 +97,11 @@ struct RequestPipeline: Sendable {
             } catch {
                 if Task.isCancelled || error is CancellationError { throw CancellationError() }
                 failure = error is AttemptDeadline.Expired
-                    ? errors.make("timeout", detail: "no complete answer within \(timeout) s (one attempt, body included)")
+                    ? errors.make(ErrorCode.timeout, detail: "no complete answer within \(timeout) s (one attempt, body included)")
                     : errors.fromTransport(error)
             }
 
-            if failure.status == 401, failure.code == "invalid_token", !refreshed, case .auto = options.auth,
+            if failure.status == 401, failure.code == ErrorCode.invalidToken, !refreshed, case .auto = options.auth,
                 let rejected = sentToken
             {
                 // One refresh and one more try, not counted as a retry. Only a request that carried a token can
@@ -111,7 +111,7 @@ struct RequestPipeline: Sendable {
                 freshToken = token
                 continue
             }
-            if failure.status == 401, failure.code == "staff_session_expired", staff.fromSession {
+            if failure.status == 401, failure.code == ErrorCode.staffSessionExpired, staff.fromSession {
                 authorizer.staffRejected()
             }
             guard let wait = retryWait(failure, retriesUsed: retriesUsed, retries: retries, replayable: request.replayable)
@@ -153,7 +153,7 @@ struct RequestPipeline: Sendable {
         case .required:
             guard let token = authorizer.staffToken() else {
                 throw ErrorFactory(language: settings.language, redaction: Redaction(secrets: [])).make(
-                    "staff_session_required",
+                    ErrorCode.staffSessionRequired,
                     detail: "this request needs a signed-in employee (signInStaff); nothing was sent")
             }
             return (token, true)

@@ -11,7 +11,7 @@ enum ResponseDecoding {
             if let none = (T.self as? OptionalMarker.Type)?.emptyValue { return none as! T }
             if T.self == JSONValue.self { return JSONValue.null as! T }
             throw errors.make(
-                "invalid_response", status: response.status,
+                ErrorCode.invalidResponse, status: response.status,
                 detail: "expected \(T.self) but the response (HTTP \(response.status)) has no body",
                 requestID: response.header("Profirest-Request-Id"))
         }
@@ -20,7 +20,7 @@ enum ResponseDecoding {
         } catch let error as DecodingError {
             let type = response.header("Content-Type") ?? "no content type"
             throw errors.make(
-                "invalid_response", status: response.status,
+                ErrorCode.invalidResponse, status: response.status,
                 detail: "the response (HTTP \(response.status), \(type)) is not \(T.self): \(describe(error))",
                 requestID: response.header("Profirest-Request-Id"))
         }

@@ -11,11 +11,11 @@
 enum RetryPolicy {
     static func isRetryable(code: String, status: Int) -> Bool {
         switch status {
-        case 0: return code == "network_error" || code == "timeout"
+        case 0: return code == ErrorCode.networkError || code == ErrorCode.timeout
         case 500, 502, 503, 504: return true
         // By code, not status: a 429 staff_locked is a lock after wrong PINs, retrying would only extend it.
-        case 429: return code == "rate_limited"
-        case 409: return code == "idempotency_in_progress"
+        case 429: return code == ErrorCode.rateLimited
+        case 409: return code == ErrorCode.idempotencyInProgress
         default: return false
         }
     }
