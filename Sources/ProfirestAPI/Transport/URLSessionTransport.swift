@@ -97,7 +97,9 @@ public final class URLSessionTransport: StreamingHTTPTransport {
     private func urlRequest(for request: HTTPRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
-        urlRequest.timeoutInterval = request.timeout
+        // Whole seconds, at least one: Linux URLSession turns a fraction below a second into an immediate
+        // timeout. The library bounds the whole attempt itself, so this idle timeout only has to not end it early.
+        urlRequest.timeoutInterval = max(1, request.timeout.rounded(.up))
         urlRequest.httpBody = request.body
         urlRequest.httpShouldHandleCookies = false
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
