@@ -10,7 +10,10 @@ Routes (any method):
   /v2/redirect       302 with Location: https://elsewhere.example/steal
   /v2/stream         text/event-stream, three frames 50 ms apart
   /v2/hang           never answers
-  /v2/echo           200 JSON of the request's method, headers and body length
+  /v2/echo           200 JSON of the request's method, headers, body length and the client's port
+                     (the same port twice = a reused connection)
+  /v2/close-soon     200 JSON, then closes the connection 2 ms later without announcing it (the keep-alive
+                     pitfall of TOOLCHAIN-NOTES)
 """
 import asyncio
 import json
@@ -70,12 +73,17 @@ class Handler(asyncio.Protocol):
         elif path == "/v2/redirect":
             t.write(response(302, "Found", b"", [("Location", "https://elsewhere.example/steal")], close))
         elif path == "/v2/echo":
-            echo = json.dumps({"method": method, "headers": headers, "body_length": len(body)}).encode()
+            peer = t.get_extra_info("peername")[1]
+            echo = json.dumps({"method": method, "headers": headers, "body_length": len(body), "peer_port": peer}).encode()
             t.write(response(200, "OK", echo, [("Content-Type", "application/json")], close))
         elif path == "/v2/stream":
             asyncio.ensure_future(self.stream())
             return
         elif path == "/v2/hang":
+            return
+        elif path == "/v2/close-soon":
+            t.write(response(200, "OK", b'{"ok":true}', [("Content-Type", "application/json")], close))
+            asyncio.get_running_loop().call_later(0.002, t.close)
             return
         else:
             t.write(response(404, "Not Found", b"", [], close))

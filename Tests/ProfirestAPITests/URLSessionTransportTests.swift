@@ -90,10 +90,46 @@ final class URLSessionTransportTests: XCTestCase {
         XCTAssertNotEqual(quietEcho["headers"]?["accept-language"]?.stringValue, "cs")
         XCTAssertNil(quietEcho["headers"]?["connection"]?.stringValue.flatMap { $0 == "close" ? $0 : nil })
     }
+}
 
-    func testTheDefaultOnLinuxClosesEachConnection() {
+/// Connection reuse policies, seen from the server: the same client port twice means a reused connection.
+final class ConnectionReuseTests: XCTestCase {
+    var server: LoopbackServer!
+
+    override func setUpWithError() throws { server = try LoopbackServer() }
+    override func tearDown() { server?.stop() }
+
+    private func ports(_ reuse: URLSessionTransport.ConnectionReuse, pauseMs: UInt64) async throws -> (Int?, Int?, URLSessionTransport) {
+        let transport = URLSessionTransport(connectionReuse: reuse)
+        let api = ProfirestApi(options: .init(baseURL: server.baseURL, transport: transport))
+        let first: JSONValue = try await api.get("/echo")
+        try await Task.sleep(nanoseconds: pauseMs * 1_000_000)
+        let second: JSONValue = try await api.get("/echo")
+        return (first["peer_port"]?.intValue, second["peer_port"]?.intValue, transport)
+    }
+
+    func testKeepAliveReusesTheConnection() async throws {
+        let (a, b, _) = try await ports(.keepAlive, pauseMs: 100)
+        XCTAssertEqual(a, b)
+    }
+
+    func testCloseAfterEachRequestOpensANewOne() async throws {
+        let (a, b, _) = try await ports(.closeAfterEachRequest, pauseMs: 0)
+        XCTAssertNotEqual(a, b)
+    }
+
+    func testWhileBusyReusesOnlyWithinMaxIdle() async throws {
+        let (a, b, busy) = try await ports(.keepAliveWhileBusy(maxIdle: 5), pauseMs: 10)
+        XCTAssertEqual(a, b)
+        XCTAssertEqual(busy.poolGeneration, 0)
+        let (c, d, idle) = try await ports(.keepAliveWhileBusy(maxIdle: 0.05), pauseMs: 150)
+        XCTAssertNotEqual(c, d)
+        XCTAssertEqual(idle.poolGeneration, 1)
+    }
+
+    func testTheDefaultOnLinuxReusesOnlyWhileBusy() {
         #if canImport(FoundationNetworking)
-        XCTAssertEqual(URLSessionTransport.ConnectionReuse.platformDefault, .closeAfterEachRequest)
+        XCTAssertEqual(URLSessionTransport.ConnectionReuse.platformDefault, .keepAliveWhileBusy(maxIdle: 1))
         #else
         XCTAssertEqual(URLSessionTransport.ConnectionReuse.platformDefault, .keepAlive)
         #endif

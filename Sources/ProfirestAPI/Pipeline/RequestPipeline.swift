@@ -80,8 +80,13 @@ struct RequestPipeline: Sendable {
 
             let failure: ProfirestAPIError
             do {
-                let response = try await AttemptDeadline.run(timeout: timeout, timer: settings.attemptTimer) {
-                    [transport] in try await transport.send(httpRequest)
+                let response: HTTPResponse
+                if transport is BoundsEachAttempt {
+                    response = try await transport.send(httpRequest)
+                } else {
+                    response = try await AttemptDeadline.run(timeout: timeout, timer: settings.attemptTimer) {
+                        [transport] in try await transport.send(httpRequest)
+                    }
                 }
                 switch response.status {
                 case 200..<300, 304:

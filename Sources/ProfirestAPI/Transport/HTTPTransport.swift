@@ -41,8 +41,8 @@ public struct HTTPRequest: Sendable, Hashable {
     public var headers: [String: String]
     /// The body, if any. Usage: `request.body?.count`
     public var body: Data?
-    /// The idle timeout for the transport's own use; the library bounds the whole attempt itself.
-    /// Usage: `urlRequest.timeoutInterval = request.timeout`
+    /// The limit of this attempt, body included. The library ends an attempt at this limit around any transport;
+    /// a transport may also use it for its own timeouts. Usage: `urlRequest.timeoutInterval = request.timeout`
     public var timeout: TimeInterval
 
     /// Usage: `HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"])`

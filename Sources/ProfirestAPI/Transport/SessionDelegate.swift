@@ -3,16 +3,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The one delegate of a `URLSessionTransport`'s session: refuses redirects and routes each task's callbacks
-/// to whoever waits for it (a whole body, or a stream of chunks).
+/// The delegate of a `URLSessionTransport`'s stream session: refuses redirects and routes each streaming task's
+/// callbacks to its reader.
 ///
-/// Delegate callbacks rather than `data(for:)`: Linux has no `bytes(for:)` for streaming, and redirects can only
-/// be refused for tasks that report to the session delegate.
+/// Delegate callbacks for streaming because Linux has no `bytes(for:)`.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked: the only stored state is `tasks`, a `Locked`.
 
     enum Sink {
-        case buffered(CheckedContinuation<HTTPResponse, Error>)
         case streaming(head: CheckedContinuation<HTTPResponse, Error>, body: AsyncThrowingStream<Data, Error>.Continuation)
     }
 
@@ -20,7 +18,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var sink: Sink
         var head: HTTPResponse?
         var headDelivered = false
-        var body = Data()
     }
 
     private let tasks = Locked([Int: Entry]())
@@ -59,15 +56,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let stream: AsyncThrowingStream<Data, Error>.Continuation? = tasks.withLock { tasks in
-            guard var entry = tasks[dataTask.taskIdentifier] else { return nil }
-            switch entry.sink {
-            case .buffered:
-                entry.body.append(data)
-                tasks[dataTask.taskIdentifier] = entry
-                return nil
-            case .streaming(_, let body):
-                return body
-            }
+            guard let entry = tasks[dataTask.taskIdentifier], case .streaming(_, let body) = entry.sink else { return nil }
+            return body
         }
         stream?.yield(data)
     }
@@ -77,15 +67,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // Some responses (e.g. an empty 204 on some platforms) complete without a didReceive(response:) call.
         let head = entry.head ?? task.response.map(Self.head(of:))
         switch entry.sink {
-        case .buffered(let continuation):
-            if let error {
-                continuation.resume(throwing: error)
-            } else if var response = head {
-                response.body = entry.body
-                continuation.resume(returning: response)
-            } else {
-                continuation.resume(throwing: URLError(.badServerResponse))
-            }
         case .streaming(let headContinuation, let body):
             if !entry.headDelivered {
                 if let error {
@@ -100,7 +81,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
-    private static func head(of response: URLResponse) -> HTTPResponse {
+    static func head(of response: URLResponse) -> HTTPResponse {
         guard let http = response as? HTTPURLResponse else { return HTTPResponse(status: 0) }
         var headers: [String: String] = [:]
         headers.reserveCapacity(http.allHeaderFields.count)
