@@ -72,8 +72,11 @@ struct RequestPipeline: Sendable {
                 if let sentToken { attemptHeaders["Authorization"] = "Bearer \(sentToken)" }
                 if let token = staff.token { attemptHeaders["Profirest-Staff-Token"] = token }
             }
-            let errors = ErrorFactory(
-                language: settings.language, redaction: Redaction(secrets: [sentToken, staff.token].compactMap { $0 }))
+            // Built only when something failed: the success path allocates nothing for errors.
+            let tokens = (sentToken, staff.token)
+            var errors: ErrorFactory {
+                ErrorFactory(language: settings.language, redaction: Redaction(secrets: [tokens.0, tokens.1].compactMap { $0 }))
+            }
             let httpRequest = HTTPRequest(
                 method: request.method, url: request.target.url, headers: attemptHeaders, body: request.body,
                 timeout: timeout)

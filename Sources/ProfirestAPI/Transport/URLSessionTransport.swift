@@ -98,22 +98,24 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let session = checkOut()
         defer { checkIn() }
-        let box = Locked<URLSessionDataTask?>(nil)
-        let expired = Locked(false)
+        // The task (once made) and whether the deadline fired, under one lock.
+        let state = Locked<(task: URLSessionDataTask?, expired: Bool)>((nil, false))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
                 // The whole-exchange deadline (URLRequest.timeoutInterval is only an idle timeout). A dispatch timer
                 // costs far less per request than racing a sleeping task (see AttemptDeadline).
                 let deadline = Deadline {
-                    expired.withLock { $0 = true }
-                    box.withLock { $0 }?.cancel()
+                    state.withLock { state -> URLSessionDataTask? in
+                        state.expired = true
+                        return state.task
+                    }?.cancel()
                 }
                 // A completion handler rather than data callbacks: one hop through the delegate queue per request.
                 // Redirects are still offered to the session delegate first (checked on Linux), which refuses them.
                 let task = session.dataTask(with: urlRequest(for: request, close: closesConnections)) { data, response, error in
                     deadline.cancel()
                     if let error {
-                        continuation.resume(throwing: expired.withLock { $0 } ? URLError(.timedOut) : error)
+                        continuation.resume(throwing: state.withLock { $0.expired } ? URLError(.timedOut) : error)
                     } else if let response {
                         var head = SessionDelegate.head(of: response)
                         head.body = data ?? Data()
@@ -122,14 +124,14 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
                         continuation.resume(throwing: URLError(.badServerResponse))
                     }
                 }
-                box.withLock { $0 = task }
+                state.withLock { $0.task = task }
                 deadline.schedule(after: request.timeout)
                 task.resume()
-                // Cancelled before `box` held the task: the cancellation handler found nothing to cancel.
+                // Cancelled before `state` held the task: the cancellation handler found nothing to cancel.
                 if Task.isCancelled { task.cancel() }
             }
         } onCancel: {
-            box.withLock { $0 }?.cancel()
+            state.withLock { $0.task }?.cancel()
         }
     }
 
