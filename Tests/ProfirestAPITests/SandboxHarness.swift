@@ -11,6 +11,9 @@ import FoundationNetworking
 final class SandboxServer: @unchecked Sendable {
     let process = Process()
     let stdoutPipe = Pipe()
+    /// Held open for the sandbox's whole life: if this test process dies, even by SIGKILL, the sandbox sees
+    /// end of input and stops (`--exit-on-stdin-eof`), so no server is left behind.
+    let stdinPipe = Pipe()
     let api: String
     private let session = URLSession(configuration: .ephemeral)
 
@@ -32,7 +35,8 @@ final class SandboxServer: @unchecked Sendable {
         }
         let stdout = stdoutPipe
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-m", "sandbox", "serve", "--port", "0", "--db", ":memory:", "--validate", "--quiet"]
+        process.arguments = ["-m", "sandbox", "serve", "--port", "0", "--db", ":memory:", "--validate", "--quiet", "--exit-on-stdin-eof"]
+        process.standardInput = stdinPipe
         process.currentDirectoryURL = Self.packageRoot
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
