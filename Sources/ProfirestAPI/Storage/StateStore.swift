@@ -93,6 +93,18 @@ final class StateStore: Sendable {
         }
     }
 
+    /// Stores a new connection (a finished pairing or consent) and bumps the generation, both inside the lock:
+    /// whoever sees the new generation also finds the new tokens, and a refresh of the old connection that held
+    /// the lock before us is overwritten rather than overwriting us.
+    func replaceConnection(_ transform: @escaping @Sendable (inout StoredState) throws -> Void) async throws {
+        try await exclusive { access in
+            var state = try access.read()
+            try transform(&state)
+            try access.write(state)
+            self.bumpGeneration()
+        }
+    }
+
     /// Forgets the connection (see `StoredState.forgetConnection`; event cursors stay).
     func clearTokens() async throws {
         try await updateAsync { $0.forgetConnection() }
