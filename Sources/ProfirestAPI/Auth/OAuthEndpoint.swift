@@ -60,6 +60,23 @@ enum FormEncoding {
         return out
     }
 
+    /// RFC 3986 percent-encoding for a query value: only unreserved characters stay, so `+`, `&`, `=` and
+    /// spaces (`%20`) arrive as sent — URLComponents would leave `+` bare, which servers read as a space.
+    static func percentEncode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.unicodeScalars.append(UnicodeScalar(byte))
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
     /// `a=1&b=2`, keys sorted so a request is reproducible in tests and logs.
     static func body(_ form: [String: String]) -> String {
         form.sorted { $0.key < $1.key }.map { encode($0.key) + "=" + encode($0.value) }.joined(separator: "&")
