@@ -10,7 +10,7 @@ final class Identity: Sendable {
     let context: IdentityContext
     let refresher: TokenRefresher
     let staffSessions: StaffSessions
-    private let fixedAccessToken: String?
+    let fixedAccessToken: String?
 
     init(
         context: IdentityContext, fixedAccessToken: String? = nil, refreshMargin: TimeInterval = 60,

@@ -63,6 +63,9 @@ final class StaffSessions: Sendable {
         return current.withLock { $0?.info }
     }
 
+    /// The session as kept, without expiring it or calling anything (for mirrors and diagnostics).
+    var currentInfo: StaffInfo? { current.withLock { $0?.info } }
+
     /// A request with `token` succeeded: the idle timeout starts again. A request of an earlier session (signed
     /// out or replaced meanwhile) extends nothing, and neither does one after the maximum.
     func touch(token: String, now: Date) {

@@ -121,3 +121,41 @@ final class IdentityTests: XCTestCase {
         }
     }
 }
+
+final class IdentityRedactionTests: XCTestCase {
+    func testNoSecretInDescriptionsOrDumps() async throws {
+        let clock = VirtualClock()
+        let endpoint = ScriptedEndpoint([.tokens(.sample("at_secret_access", refresh: "rt_secret_refresh"))])
+        endpoint.deviceAnswer = DeviceAuthorization(
+            deviceCode: "dc_secret_device", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/z",
+            verificationUriComplete: "https://admin.example/z?code=KXCB-TQPW", expiresIn: 600, interval: 5)
+        let store = StateStore(storage: MemoryTokenStorage(), key: "profirest-api:moje-aplikace")
+        let context = IdentityContext(
+            store: store, endpoint: endpoint, clientID: "moje-aplikace", clientSecret: "cs_secret_client",
+            clock: clock.function, sleep: { clock.advance($0) })
+        let id = Identity(context: context, fixedAccessToken: nil)
+        let pairing = try await id.pair(scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil)
+        try await pairing.connected()
+        _ = try id.authorizationURL(redirectURI: "app://cb", scope: "a", prompt: nil)
+        id.staffSignedIn(StaffSession(
+            token: "st_secret_staff", employee: StaffEmployee(id: "emp_1", name: "Jana", role: "manager"),
+            restaurantId: "11", idleTimeoutSeconds: 300, maxExpiresAt: clock.now.addingTimeInterval(3600)))
+        let state = try store.read()
+        let verifier = try XCTUnwrap(state.pendingConsent?.codeVerifier)
+        let fixed = Identity(context: context, fixedAccessToken: "at_secret_fixed")
+
+        var texts = [String(describing: state), String(reflecting: state), "\(pairing)", String(describing: context)]
+        for subject in [state as Any, pairing, id, fixed, context, store, id.staffSessions] {
+            var out = ""
+            dump(subject, to: &out)
+            texts.append(out)
+        }
+        for text in texts {
+            for secret in ["at_secret_access", "rt_secret_refresh", "dc_secret_device", "cs_secret_client",
+                           "st_secret_staff", "at_secret_fixed", verifier] {
+                XCTAssertFalse(text.contains(secret), "\(secret) leaked in: \(text)")
+            }
+        }
+        XCTAssertTrue(texts.joined().contains("KXCB-TQPW"))
+    }
+}
