@@ -152,13 +152,25 @@ public final class Pairing: Sendable {
     private func step() async throws -> Bool {
         try checkCancelled()
         let now = context.clock()
-        let (isConnected, state, last) = progress.withLock { ($0.isConnected, $0.state, $0.lastPollAt) }
-        if isConnected { return true }
-        if now >= expiresAt {
+        if now >= expiresAt && !progress.withLock({ $0.isConnected }) {
             throw ProfirestOAuthError(error: "expired_token", detail: "The pairing code has expired; start again.")
         }
-        if let last, now < last.addingTimeInterval(TimeInterval(state.interval)) { return false }
-        progress.withLock { $0.lastPollAt = now }
+        // Check and claim the poll slot in one step, so two concurrent poll() calls cannot both send.
+        enum Slot { case connected, tooEarly, claimed(PairingState) }
+        let slot: Slot = progress.withLock { p in
+            if p.isConnected { return .connected }
+            if let last = p.lastPollAt, now < last.addingTimeInterval(TimeInterval(p.state.interval)) {
+                return .tooEarly
+            }
+            p.lastPollAt = now
+            return .claimed(p.state)
+        }
+        let state: PairingState
+        switch slot {
+        case .connected: return true
+        case .tooEarly: return false
+        case .claimed(let claimed): state = claimed
+        }
         let form = client.form([
             "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": state.deviceCode,
         ])

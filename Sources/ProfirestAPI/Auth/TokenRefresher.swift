@@ -80,9 +80,13 @@ actor TokenRefresher {
     /// revokes the refresh token when `revoke` is set — best effort, so an unpair works offline too. Bumps the
     /// generation first, so a refresh in flight is discarded instead of bringing the tokens back.
     func unpair(revoke: Bool = true) async throws {
-        let refreshToken = store.snapshot.refreshToken
         store.bumpGeneration()
-        try await store.clearTokens()
+        // Read inside the lock: another process may have rotated the refresh token since our last look.
+        let refreshToken = try await store.updateAsync { state -> String? in
+            let current = state.refreshToken
+            state.forgetConnection()
+            return current
+        }
         if revoke, let refreshToken, let client = settings.client {
             let form = client.form(["token": refreshToken, "token_type_hint": "refresh_token"])
             try? await endpoint.revoke(form: form, basicAuth: client.basicAuth)
@@ -98,7 +102,11 @@ actor TokenRefresher {
     }
 
     private func performRefresh(replacing old: String?) async throws -> String {
-        guard let client = settings.client else { throw AuthFailure.notPaired }
+        guard let client = settings.client else {
+            throw UsageFailure.make(
+                "The stored tokens can only be renewed with the client_id they were issued to: pass clientID in "
+                    + "the options (or a fixed accessToken, which is never renewed).")
+        }
         let generation = store.generation
         let step = RefreshStep(
             store: store, endpoint: endpoint, client: client, margin: settings.refreshMargin, clock: clock,

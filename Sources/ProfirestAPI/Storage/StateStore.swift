@@ -58,6 +58,17 @@ final class StateStore: Sendable {
         }
     }
 
+    /// The stored event feed cursor of a subscription (see `StoredState.cursorKey(restaurantID:types:)`).
+    func cursor(restaurantID: String?, types: [String]) -> String? {
+        snapshot.eventsCursor[StoredState.cursorKey(restaurantID: restaurantID, types: types)]
+    }
+
+    /// Stores (or with nil removes) the cursor of a subscription, after its page was processed.
+    func saveCursor(_ cursor: String?, restaurantID: String?, types: [String]) async throws {
+        let key = StoredState.cursorKey(restaurantID: restaurantID, types: types)
+        try await updateAsync { $0.eventsCursor[key] = cursor }
+    }
+
     // MARK: Storage access
 
     /// Reads the document afresh from the storage. Usage: `let state = try store.read()`
@@ -68,7 +79,9 @@ final class StateStore: Sendable {
     }
 
     /// Changes the document under the storage lock, re-reading it inside the lock first; writes only when the
-    /// transform changed something. Blocks while another holder has the lock: prefer `exclusive` from async code.
+    /// transform changed something. Blocks while another holder has the lock — possibly a refresh waiting on the
+    /// network — so async code uses `updateAsync`: blocking every thread of the cooperative pool here would leave
+    /// none to finish that refresh. Only the synchronous `authorizationURL` uses this one.
     @discardableResult
     func update<T>(_ transform: (inout StoredState) throws -> T) throws -> T {
         try locked { access in

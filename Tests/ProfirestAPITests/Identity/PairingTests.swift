@@ -256,3 +256,24 @@ final class SleepLog: @unchecked Sendable {
         return values
     }
 }
+
+final class PairingConcurrencyTests: XCTestCase {
+    func testConcurrentPollsSendOneRequestPerInterval() async throws {
+        let clock = VirtualClock()
+        let endpoint = ScriptedEndpoint([.oauth("authorization_pending")])
+        endpoint.deviceAnswer = DeviceAuthorization(
+            deviceCode: "dc", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/z",
+            verificationUriComplete: "https://admin.example/z?code=KXCB-TQPW", expiresIn: 600, interval: 5)
+        let context = IdentityContext(
+            store: StateStore(storage: MemoryTokenStorage(), key: "k"), endpoint: endpoint, clientID: "profirest-kds",
+            clock: clock.function)
+        let pairing = try await Pairing.start(
+            scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil, context: context)
+        clock.advance(5)
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 { group.addTask { try await pairing.poll() } }
+            for try await connected in group { XCTAssertFalse(connected) }
+        }
+        XCTAssertEqual(endpoint.allForms.filter { $0["grant_type"] != nil }.count, 1)
+    }
+}

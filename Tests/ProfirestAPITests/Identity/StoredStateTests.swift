@@ -142,3 +142,18 @@ final class StoredStateTests: XCTestCase {
                        "at_from_network")
     }
 }
+
+final class StateStoreCursorTests: XCTestCase {
+    func testCursorIsStoredUnderTheSharedKeyAndSurvivesUnpair() async throws {
+        let storage = MemoryTokenStorage()
+        let store = StateStore(storage: storage, key: "profirest-api:profirest-kds")
+        try await store.saveCursor("c42", restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"])
+        XCTAssertEqual(store.cursor(restaurantID: "11", types: ["kitchen.ticket_updated", "order.created"]), "c42")
+        XCTAssertTrue(try XCTUnwrap(storage.get("profirest-api:profirest-kds"))
+            .contains(#""events_cursor":{"events_cursor:11:kitchen.ticket_updated,order.created":"c42"}"#))
+        try await store.clearTokens()
+        XCTAssertEqual(store.cursor(restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"]), "c42")
+        try await store.saveCursor(nil, restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"])
+        XCTAssertNil(try storage.get("profirest-api:profirest-kds"))
+    }
+}

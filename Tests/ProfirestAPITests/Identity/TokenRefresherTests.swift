@@ -268,6 +268,19 @@ final class TokenRefresherTests: XCTestCase {
         XCTAssertEqual(endpoint.tokenCalls, 0)
     }
 
+    func testStoredTokensWithoutClientIDAreAUsageError() async throws {
+        let endpoint = ScriptedEndpoint()
+        let auth = TokenRefresher(
+            store: try pairedStore(), endpoint: endpoint, settings: .init(client: nil), clock: clock.function)
+        do {
+            _ = try await auth.accessToken()
+            XCTFail("expected a usage error")
+        } catch let e as IdentityUsageError {
+            XCTAssertTrue(e.message.contains("clientID"), e.message)
+        }
+        XCTAssertEqual(endpoint.tokenCalls, 0)
+    }
+
     func testNotPairedWithoutTokens() async throws {
         let auth = refresher(StateStore(storage: MemoryTokenStorage(), key: key), ScriptedEndpoint())
         do {
