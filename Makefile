@@ -36,12 +36,13 @@ build:
 swift-test: venv
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $(SWIFT) test $(SWIFT_BUILD_FLAGS)
 
+## sandbox-test: pytest for every sandbox rule, the admin page in headless chromium, a bounded schemathesis run
 sandbox-test: venv
-	@if [ -d sandbox/tests ]; then $(VPY) -m pytest -q sandbox/tests; else echo "sandbox-test: no sandbox yet"; fi
+	$(VPY) -m pytest -q -p no:cacheprovider sandbox/tests
 
 ## sandbox: the local Profirest API v2 server on 127.0.0.1 (state kept in sandbox/state.sqlite3)
 sandbox: venv
-	@if [ -f sandbox/__main__.py ]; then $(VPY) -m sandbox; else echo "sandbox: not yet"; fi
+	@$(VPY) -m sandbox
 
 ## demo: the sandbox plus the example attendance terminal against it
 demo: venv

@@ -1675,7 +1675,8 @@ public struct Event: Codable, Hashable, Sendable {
     public var id: String
     /// Known values: ``EventType``.
     public var type: String
-    /// The `restaurant_id` member.
+    /// Where the change happened. Customers are shared by an owner's restaurants: their events carry the restaurant of
+    /// the connection that changed them.
     public var restaurantId: String
     /// The `occurred_at` member.
     public var occurredAt: Date
@@ -4530,9 +4531,11 @@ public struct TokenRequest: Codable, Hashable, Sendable {
     public var redirectUri: String?
     /// With refresh_token.
     public var refreshToken: String?
+    /// With refresh_token: optionally fewer scopes than granted (RFC 6749 6).
+    public var scope: String?
 
     /// Creates a value; optional members default to absent.
-    public init(grantType: String, clientId: String? = nil, code: String? = nil, codeVerifier: String? = nil, deviceCode: String? = nil, redirectUri: String? = nil, refreshToken: String? = nil) {
+    public init(grantType: String, clientId: String? = nil, code: String? = nil, codeVerifier: String? = nil, deviceCode: String? = nil, redirectUri: String? = nil, refreshToken: String? = nil, scope: String? = nil) {
         self.grantType = grantType
         self.clientId = clientId
         self.code = code
@@ -4540,6 +4543,7 @@ public struct TokenRequest: Codable, Hashable, Sendable {
         self.deviceCode = deviceCode
         self.redirectUri = redirectUri
         self.refreshToken = refreshToken
+        self.scope = scope
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -4550,6 +4554,7 @@ public struct TokenRequest: Codable, Hashable, Sendable {
         case deviceCode = "device_code"
         case redirectUri = "redirect_uri"
         case refreshToken = "refresh_token"
+        case scope
     }
 
     /// Decodes the wire JSON; a required member that is missing or of the wrong type is an error.
@@ -4562,6 +4567,7 @@ public struct TokenRequest: Codable, Hashable, Sendable {
         self.deviceCode = try container.decodeIfPresent(String.self, forKey: .deviceCode)
         self.redirectUri = try container.decodeIfPresent(String.self, forKey: .redirectUri)
         self.refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
+        self.scope = try container.decodeIfPresent(String.self, forKey: .scope)
     }
 
     /// Encodes the wire JSON: absent optionals are left out, nullable members are sent as null.
@@ -4574,14 +4580,15 @@ public struct TokenRequest: Codable, Hashable, Sendable {
         try container.encodeIfPresent(self.deviceCode, forKey: .deviceCode)
         try container.encodeIfPresent(self.redirectUri, forKey: .redirectUri)
         try container.encodeIfPresent(self.refreshToken, forKey: .refreshToken)
+        try container.encodeIfPresent(self.scope, forKey: .scope)
     }
 }
 
 extension TokenRequest {
     /// The same as the memberwise initializer, with known values as constants:
     /// `.urnIetfParamsOauthGrantTypeDeviceCode`.
-    public init(grantType: GrantType, clientId: String? = nil, code: String? = nil, codeVerifier: String? = nil, deviceCode: String? = nil, redirectUri: String? = nil, refreshToken: String? = nil) {
-        self.init(grantType: grantType.rawValue, clientId: clientId, code: code, codeVerifier: codeVerifier, deviceCode: deviceCode, redirectUri: redirectUri, refreshToken: refreshToken)
+    public init(grantType: GrantType, clientId: String? = nil, code: String? = nil, codeVerifier: String? = nil, deviceCode: String? = nil, redirectUri: String? = nil, refreshToken: String? = nil, scope: String? = nil) {
+        self.init(grantType: grantType.rawValue, clientId: clientId, code: code, codeVerifier: codeVerifier, deviceCode: deviceCode, redirectUri: redirectUri, refreshToken: refreshToken, scope: scope)
     }
 }
 

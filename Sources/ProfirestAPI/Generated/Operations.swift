@@ -137,7 +137,7 @@ public enum Operations {
 
     /// `DELETE /v2/connection` — Unpair this device or disconnect this partner
     public static let deleteConnection = OperationDescriptor(
-        id: "deleteConnection", tag: "Connection", method: "DELETE",
+        id: "deleteConnection", tag: "Connections", method: "DELETE",
         path: "/connection", isRoot: false,
         pathParameters: [], queryParameters: [], headerParameters: ["Accept-Language"],
         requestContentTypes: [], requestBody: nil,
@@ -185,7 +185,7 @@ public enum Operations {
 
     /// `GET /v2/connection` — Who am I
     public static let getConnection = OperationDescriptor(
-        id: "getConnection", tag: "Connection", method: "GET",
+        id: "getConnection", tag: "Connections", method: "GET",
         path: "/connection", isRoot: false,
         pathParameters: [], queryParameters: [], headerParameters: ["Accept-Language"],
         requestContentTypes: [], requestBody: nil,

@@ -1,1 +1,0 @@
-// ProfirestAPI — the Swift client of the Profirest API v2.

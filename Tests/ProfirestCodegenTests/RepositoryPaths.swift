@@ -1,0 +1,8 @@
+import Foundation
+
+/// Paths inside this repository, found from this file's location so tests run from any working directory.
+enum RepositoryPaths {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let contract = root.appendingPathComponent("contract/profirest-v2.openapi.json")
+    static let generated = root.appendingPathComponent("Sources/ProfirestAPI/Generated", isDirectory: true)
+}

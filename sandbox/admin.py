@@ -1,0 +1,289 @@
+"""The admin JSON API under /_sandbox/ (loopback only, no auth, not part of the contract) and the admin page."""
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from aiohttp import web
+
+from . import contract, faults, oauth
+from .attendance import presence_list
+from .core import DEFAULT_CONFIG, Sandbox, Stats, new_id
+from .errors import json_response
+
+STATIC = Path(__file__).resolve().parent / "static"
+LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
+
+
+def _err(status: int, message: str) -> web.Response:
+    return json_response({"error": message}, status)
+
+
+async def _json(request: web.Request) -> dict:
+    if not request.body_exists:
+        return {}
+    try:
+        data = json.loads((await request.read()) or b"{}")
+    except ValueError:
+        raise web.HTTPBadRequest(text='{"error": "invalid JSON"}', content_type="application/json")
+    if not isinstance(data, dict):
+        raise web.HTTPBadRequest(text='{"error": "send a JSON object"}', content_type="application/json")
+    return data
+
+
+@web.middleware
+async def loopback_only(request: web.Request, handler):
+    if request.path.startswith(("/_sandbox", "/admin")) and request.remote not in LOOPBACK:
+        return _err(403, "the admin API answers on loopback only")
+    return await handler(request)
+
+
+def sb_of(request: web.Request) -> Sandbox:
+    return request.app["sb"]
+
+
+async def pairings(request):
+    return json_response({"data": oauth.pending_pairings(sb_of(request))})
+
+
+async def decide(request):
+    sb = sb_of(request)
+    body = await _json(request)
+    approve = request.match_info["decision"] == "approve"
+    try:
+        out = oauth.decide_pairing(sb, request.match_info["user_code"], approve, str(body.get("restaurant_id") or "11"))
+    except KeyError as e:
+        return _err(404, e.args[0])
+    except ValueError as e:
+        return _err(409, str(e))
+    return json_response(out)
+
+
+def _device_row(d: dict) -> dict:
+    return {**oauth.device_info(d), "restaurant_id": d["restaurant_id"], "scopes": d.get("scopes", []),
+            "active": d.get("active", False)}
+
+
+async def devices(request):
+    sb = sb_of(request)
+    rows = [_device_row(d) for d in sb.store.list("device")]
+    if request.query.get("all") != "1":
+        rows = [r for r in rows if r["active"]]
+    return json_response({"data": rows})
+
+
+async def unpair(request):
+    if not oauth.unpair(sb_of(request), request.match_info["device_id"]):
+        return _err(404, "no such paired device")
+    return json_response({"unpaired": request.match_info["device_id"]})
+
+
+async def expire_tokens(request):
+    body = await _json(request)
+    n = oauth.expire_access_tokens(sb_of(request), body.get("device_id"), body.get("client_id"))
+    return json_response({"expired": n})
+
+
+async def mint_token(request):
+    """A paired device (or a partner connection) at once, without the flow: for tests and scripts."""
+    sb = sb_of(request)
+    body = await _json(request)
+    cid = body.get("client_id", "profirest-pos")
+    client = oauth.CLIENTS.get(cid)
+    if not client:
+        return _err(404, f"unknown client {cid}")
+    scopes = body.get("scopes") or contract.all_scopes()
+    if client["kind"] == "device":
+        rid = str(body.get("restaurant_id") or "11")
+        if not sb.restaurant(rid):
+            return _err(404, f"no restaurant {rid}")
+        dev_id = new_id("dev_", 6)
+        from .db import iso
+        sb.store.put("device", dev_id, {"id": dev_id, "name": body.get("device_name") or f"Test {cid}",
+                                        "platform": "linux", "app_version": "sandbox", "client_id": cid,
+                                        "restaurant_id": rid, "scopes": scopes, "paired_at": iso(),
+                                        "last_seen_at": None, "active": True}, rid)
+        out = oauth.issue_tokens(sb, "device", dev_id, cid, scopes)
+        out.update({"restaurant_id": rid, "device_id": dev_id})
+        return json_response(out)
+    rids = [str(r) for r in (body.get("restaurant_ids") or ["11"])]
+    grant_id = new_id("grant_", 8)
+    sb.store.put("grant", grant_id, {"id": grant_id, "client_id": cid, "restaurant_ids": rids, "scopes": scopes,
+                                     "active": True})
+    return json_response(oauth.issue_tokens(sb, "partner", grant_id, cid, scopes))
+
+
+async def auto_consent(request):
+    sb = sb_of(request)
+    body = await _json(request)
+    decision = body.get("decision")
+    if decision not in ("approve", "deny", None):
+        return _err(400, "decision is approve, deny or null")
+    sb.auto_consent = None if decision is None else {"decision": decision,
+                                                     "restaurant_ids": body.get("restaurant_ids") or ["11"]}
+    return json_response({"auto_consent": sb.auto_consent})
+
+
+async def add_fault(request):
+    try:
+        f = faults.add_fault(sb_of(request), await _json(request))
+    except faults.FaultError as e:
+        return _err(400, str(e))
+    return json_response(f, 201)
+
+
+async def list_faults(request):
+    return json_response({"data": faults.listing(sb_of(request))})
+
+
+async def clear_faults(request):
+    sb_of(request).faults.clear()
+    return json_response({"data": []})
+
+
+async def stream(request):
+    from . import events
+    sb = sb_of(request)
+    body = await _json(request)
+    if "retry_after" in body:
+        sb.stream_retry_after = int(body["retry_after"])
+    if "down" in body:
+        sb.stream_down = bool(body["down"])
+        if sb.stream_down:
+            await events.cut_streams(sb)
+    return json_response({"down": sb.stream_down, "retry_after": sb.stream_retry_after, "open": len(sb.streams)})
+
+
+async def stream_cut(request):
+    from . import events
+    return json_response({"cut": await events.cut_streams(sb_of(request))})
+
+
+async def expire_cursors(request):
+    sb = sb_of(request)
+    sb.store.set_meta("cursor_epoch", sb.store.meta("cursor_epoch", 1) + 1)
+    return json_response({"cursor_epoch": sb.store.meta("cursor_epoch")})
+
+
+async def restart(request):
+    sb = sb_of(request)
+    body = await _json(request)
+    down = float(body.get("down_ms", 200)) / 1000
+    if sb.restart_hook is None:
+        return _err(409, "not running under the sandbox runner")
+
+    async def later():
+        await asyncio.sleep(0.05)
+        await sb.restart_hook(down)
+
+    asyncio.get_running_loop().create_task(later())
+    return json_response({"restarting": True, "down_ms": int(down * 1000)}, 202, {"Connection": "close"})
+
+
+async def config(request):
+    sb = sb_of(request)
+    if request.method == "POST":
+        body = await _json(request)
+        unknown = [k for k in body if k not in DEFAULT_CONFIG]
+        if unknown:
+            return _err(400, f"unknown settings: {', '.join(unknown)}")
+        for k, v in body.items():
+            if not isinstance(v, (int, float)) or v < 0:
+                return _err(400, f"{k} is a number ≥ 0")
+            sb.config[k] = v
+    return json_response(sb.config)
+
+
+async def reset(request):
+    sb = sb_of(request)
+    sb.reset()
+    sb.faults.clear()
+    sb.auto_consent = None
+    sb.stream_down = False
+    sb.stats = Stats()
+    sb.request_log.clear()
+    return json_response({"reset": True})
+
+
+async def stats(request):
+    sb = sb_of(request)
+    if request.method == "DELETE":
+        sb.stats = Stats()
+    return json_response(sb.stats.as_json())
+
+
+async def requests_log(request):
+    sb = sb_of(request)
+    try:
+        limit = max(1, min(500, int(request.query.get("limit", "50"))))
+    except ValueError:
+        limit = 50
+    rows = list(sb.request_log)[-limit:]
+    return json_response({"data": rows})
+
+
+async def restaurants(request):
+    sb = sb_of(request)
+    return json_response({"data": [{"id": r["id"], "name": r["name"], "city": r["city"]}
+                                   for r in sb.store.list("restaurant")]})
+
+
+async def presence(request):
+    sb = sb_of(request)
+    rid = request.query.get("restaurant_id", "11")
+    return json_response({"data": presence_list(sb, rid)})
+
+
+async def sold_out(request):
+    """{"product_ids": [...]}: these products are sold out (available false) from now on; emits catalog.updated."""
+    from .db import iso
+    sb = sb_of(request)
+    rid = request.match_info["restaurant_id"]
+    if not sb.restaurant(rid):
+        return _err(404, f"no restaurant {rid}")
+    body = await _json(request)
+    ids = [str(x) for x in body.get("product_ids", [])]
+    sb.store.set_meta("sold_out:" + rid, ids)
+    sb.store.set_meta("catalog_updated_at", iso())
+    sb.emit("catalog.updated", rid, {"sold_out": ids})
+    return json_response({"restaurant_id": rid, "sold_out": ids})
+
+
+async def page(request):
+    return web.FileResponse(STATIC / "admin.html", headers={"Cache-Control": "no-store"})
+
+
+async def page_js(request):
+    return web.FileResponse(STATIC / "admin.js", headers={"Cache-Control": "no-store"})
+
+
+def routes(app: web.Application) -> None:
+    app.middlewares.insert(0, loopback_only)
+    r = app.router
+    r.add_get("/_sandbox/pairings", pairings)
+    r.add_post("/_sandbox/pairings/{user_code}/{decision:approve|deny}", decide)
+    r.add_get("/_sandbox/devices", devices)
+    r.add_delete("/_sandbox/devices/{device_id}", unpair)
+    r.add_post("/_sandbox/tokens/expire", expire_tokens)
+    r.add_post("/_sandbox/tokens", mint_token)
+    r.add_post("/_sandbox/consents/auto", auto_consent)
+    r.add_post("/_sandbox/faults", add_fault)
+    r.add_get("/_sandbox/faults", list_faults)
+    r.add_delete("/_sandbox/faults", clear_faults)
+    r.add_post("/_sandbox/stream", stream)
+    r.add_post("/_sandbox/stream/cut", stream_cut)
+    r.add_post("/_sandbox/cursors/expire", expire_cursors)
+    r.add_post("/_sandbox/restart", restart)
+    r.add_get("/_sandbox/config", config)
+    r.add_post("/_sandbox/config", config)
+    r.add_post("/_sandbox/reset", reset)
+    r.add_get("/_sandbox/stats", stats)
+    r.add_delete("/_sandbox/stats", stats)
+    r.add_get("/_sandbox/requests", requests_log)
+    r.add_get("/_sandbox/restaurants", restaurants)
+    r.add_get("/_sandbox/presence", presence)
+    r.add_post("/_sandbox/catalog/{restaurant_id}/sold_out", sold_out)
+    r.add_get("/admin", page)
+    r.add_get("/admin/", page)
+    r.add_get("/admin/admin.js", page_js)
