@@ -50,7 +50,8 @@ demo: venv
 
 ## bench: library vs raw URLSession against the sandbox; writes benchmarks/results/latest.json
 bench: venv
-	@echo "bench: not yet"
+	$(SWIFT) build -c release --product ProfirestBench $(SWIFT_BUILD_FLAGS)
+	$$($(SWIFT) build -c release --show-bin-path)/ProfirestBench --output benchmarks/results/latest.json
 
 clean:
 	rm -rf .build $(VENV)

@@ -1,0 +1,58 @@
+import Foundation
+
+extension ProfirestApi {
+    /// The pages of a list, fetched one at a time as you iterate: `next_cursor` goes back as the `cursor` query
+    /// parameter, verbatim. The walk ends after a page without `next_cursor` or an empty page; nothing more is
+    /// fetched once you stop iterating or your task is cancelled.
+    ///
+    /// ```swift
+    /// for try await page in api.pages("/restaurants/11/attendance/presence", as: AttendancePresencePage.self) { print(page.data) }
+    /// ```
+    public func pages<P: ProfirestPage>(
+        _ path: String, as type: P.Type, options: RequestOptions = .init()
+    ) -> AsyncThrowingStream<P, Error> {
+        let walk = Locked(PageWalk())
+        return AsyncThrowingStream(unfolding: { [self] in
+            let (cursor, finished, first) = walk.withLock { ($0.cursor, $0.finished, !$0.started) }
+            if finished { return nil }
+            var pageOptions = options
+            if let cursor { pageOptions.query["cursor"] = .string(cursor) }
+            let page = try await perform("GET", path: path, query: [:], body: nil, options: pageOptions, as: P.self)
+            let next = page.nextCursor.flatMap { $0.isEmpty ? nil : $0 }
+            if let next, next == cursor {
+                // A server bug would otherwise make this loop forever.
+                throw errorFactory.make(
+                    ErrorCode.invalidResponse, status: 200, detail: "the server returned the same next_cursor again for \(path)")
+            }
+            walk.withLock {
+                $0.started = true
+                $0.cursor = next
+                $0.finished = next == nil || page.data.isEmpty
+            }
+            // An empty first page is still a page (the list is empty); an empty later page only ends the walk.
+            return page.data.isEmpty && !first ? nil : page
+        })
+    }
+
+    /// Every item of a list, all pages joined.
+    ///
+    /// ```swift
+    /// let staff: [StaffMember] = try await api.all("/restaurants/11/staff")
+    /// ```
+    public func all<T: Decodable & Sendable>(
+        _ path: String, as type: T.Type = T.self, options: RequestOptions = .init()
+    ) async throws -> [T] {
+        var items: [T] = []
+        for try await page in pages(path, as: Page<T>.self, options: options) {
+            items.append(contentsOf: page.data)
+        }
+        return items
+    }
+}
+
+/// Where a page walk stands between two pulls.
+struct PageWalk {
+    var cursor: String?
+    var started = false
+    var finished = false
+}

@@ -1,0 +1,50 @@
+/// One query parameter value: a string, number, boolean or list (sent joined with commas). Empty values and
+/// `nil` are left out of the URL, so optional filters can be passed as they are.
+///
+/// ```swift
+/// let query: [String: QueryValue] = ["channel": "pos", "limit": 50, "types": ["order.created", "order.paid"]]
+/// ```
+public enum QueryValue: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
+{
+    /// A text value. Usage: `["channel": .string(channel)]`
+    case string(String)
+    /// An integer. Usage: `["limit": .int(50)]`
+    case int(Int)
+    /// A decimal number. Usage: `["lat": .double(50.08)]`
+    case double(Double)
+    /// `true` or `false`. Usage: `["active": .bool(true)]`
+    case bool(Bool)
+    /// Several values, joined with commas. Usage: `["types": .list(["a", "b"])]`
+    case list([String])
+    /// Left out of the URL. Usage: `["cursor": cursor.map(QueryValue.string) ?? .omitted]`
+    case omitted
+
+    /// Usage: `let v: QueryValue = "pos"`
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// Usage: `let v: QueryValue = 50`
+    public init(integerLiteral value: Int) { self = .int(value) }
+    /// Usage: `let v: QueryValue = 1.5`
+    public init(floatLiteral value: Double) { self = .double(value) }
+    /// Usage: `let v: QueryValue = true`
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// Usage: `let v: QueryValue = ["order.created", "order.paid"]`
+    public init(arrayLiteral elements: String...) { self = .list(elements) }
+    /// Usage: `let v: QueryValue = nil`
+    public init(nilLiteral: ()) { self = .omitted }
+
+    /// The encoded value, or nil when it is to be left out.
+    func encoded(escape: (String) -> String) -> String? {
+        switch self {
+        case .string(let s): return s.isEmpty ? nil : escape(s)
+        case .int(let i): return String(i)
+        case .double(let d): return escape(String(d))
+        case .bool(let b): return b ? "true" : "false"
+        case .list(let items):
+            let kept = items.filter { !$0.isEmpty }
+            // Each item is escaped on its own, so a comma inside an item stays distinguishable from the separator.
+            return kept.isEmpty ? nil : kept.map(escape).joined(separator: ",")
+        case .omitted: return nil
+        }
+    }
+}

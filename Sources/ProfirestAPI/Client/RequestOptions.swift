@@ -1,0 +1,51 @@
+import Foundation
+
+/// Per-request options. Every one has a default, so pass only what you need.
+///
+/// ```swift
+/// let catalog: Catalog = try await api.get("/restaurants/11/catalog", options: .init(query: ["channel": "pos"]))
+/// ```
+public struct RequestOptions: Sendable, Hashable {
+    /// Query parameters; empty values are left out, lists joined with commas. Usage: `.init(query: ["limit": 50])`
+    public var query: [String: QueryValue]
+    /// The Idempotency-Key: `.auto` (POST only), `.none`, `.key(…)` or a string. Usage: `.init(idempotencyKey: "k1")`
+    public var idempotencyKey: IdempotencyKeyOption
+    /// `If-Match`, e.g. the ETag of a read. Usage: `.init(ifMatch: r.header("ETag"))`
+    public var ifMatch: String?
+    /// `If-None-Match`; a 304 answer then returns with status 304 and no body. Usage: `.init(ifNoneMatch: etag)`
+    public var ifNoneMatch: String?
+    /// The staff token: `.auto`, `.required`, `.none`, `.token(…)`. Usage: `.init(staff: .required)`
+    public var staff: StaffOption
+    /// Retries for this request instead of the client's `retries`. Usage: `.init(retries: 0)`
+    public var retries: Int?
+    /// The limit of one attempt, body included, instead of the client's `timeout`. Usage: `.init(timeout: 120)`
+    public var timeout: TimeInterval?
+    /// The `Accept` header (default `application/json`). Usage: `.init(accept: "application/zip")`
+    public var accept: String?
+    /// The `Content-Type` of the body instead of the body's own. Usage: `.init(contentType: "application/merge-patch+json")`
+    public var contentType: String?
+    /// Extra headers. `Authorization` and `Profirest-Staff-Token` are set through `auth` and `staff` only.
+    /// Usage: `.init(headers: ["X-Trace": traceID])`
+    public var headers: [String: String]
+    /// The `Authorization`: `.auto`, `.none` or `.bearer(…)`. Usage: `.init(auth: .none)`
+    public var auth: AuthOption
+
+    /// Usage: `RequestOptions(query: ["channel": "pos"], staff: .required)`
+    public init(
+        query: [String: QueryValue] = [:], idempotencyKey: IdempotencyKeyOption = .auto, ifMatch: String? = nil,
+        ifNoneMatch: String? = nil, staff: StaffOption = .auto, retries: Int? = nil, timeout: TimeInterval? = nil,
+        accept: String? = nil, contentType: String? = nil, headers: [String: String] = [:], auth: AuthOption = .auto
+    ) {
+        self.query = query
+        self.idempotencyKey = idempotencyKey
+        self.ifMatch = ifMatch
+        self.ifNoneMatch = ifNoneMatch
+        self.staff = staff
+        self.retries = retries
+        self.timeout = timeout
+        self.accept = accept
+        self.contentType = contentType
+        self.headers = headers
+        self.auth = auth
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Turns what went wrong (an error response, no answer, an undecodable body) into a `ProfirestAPIError`.
+struct ErrorFactory: Sendable {
+    var language: String?
+    var redaction: Redaction
+
+    /// A library-made error: title from the catalog in the chosen language.
+    func make(_ code: String, status: Int? = nil, detail: String?, requestID: String? = nil, retryAfter: Int? = nil) -> ProfirestAPIError {
+        let entry = ErrorCatalog.entry(for: code)
+        return ProfirestAPIError(
+            code: code, status: status ?? entry?.status ?? 0, title: StatusFallback.title(code, language: language),
+            detail: detail.map(redaction.scrub), retryAfter: retryAfter, retryable: entry?.retryable ?? false,
+            requestID: requestID)
+    }
+
+    /// An error response (4xx/5xx): the problem+json when the body is one, otherwise a code from the status.
+    func fromResponse(_ response: HTTPResponse, now: Date) -> ProfirestAPIError {
+        let requestID = response.header("Profirest-Request-Id")
+        let headerRetryAfter = RetryAfter.seconds(response.header("Retry-After"), now: now)
+        if let problem = Self.problem(in: response), let code = problem["code"]?.stringValue, !code.isEmpty {
+            let scrubbed = redaction.scrub(problem)
+            return ProfirestAPIError(
+                code: code, status: response.status,
+                title: scrubbed["title"]?.stringValue ?? StatusFallback.title(code, language: language),
+                detail: scrubbed["detail"]?.stringValue,
+                errors: scrubbed["errors"]?.arrayValue ?? [],
+                candidates: scrubbed["candidates"]?.arrayValue ?? [],
+                existingID: scrubbed["existing_id"]?.stringValue,
+                retryAfter: headerRetryAfter ?? problem["retry_after"]?.intValue,
+                retryable: RetryPolicy.isRetryable(code: code, status: response.status),
+                requestID: scrubbed["request_id"]?.stringValue ?? requestID,
+                problem: scrubbed)
+        }
+        let code = StatusFallback.code(forStatus: response.status)
+        let contentType = response.header("Content-Type") ?? "no content type"
+        let what = response.body.isEmpty ? "an empty body" : "a \(contentType) body of \(response.body.count) bytes"
+        return ProfirestAPIError(
+            code: code, status: response.status, title: StatusFallback.title(code, language: language),
+            detail: "HTTP \(response.status) with \(what) instead of application/problem+json",
+            retryAfter: headerRetryAfter, retryable: RetryPolicy.isRetryable(code: code, status: response.status),
+            requestID: requestID)
+    }
+
+    /// A 3xx other than 304: never followed, never retried; the Location goes into the detail.
+    func redirect(_ response: HTTPResponse) -> ProfirestAPIError {
+        let location = response.header("Location").map { "Location: \($0)" } ?? "no Location header"
+        return make(
+            ErrorCode.unexpectedRedirect, status: response.status,
+            detail: "HTTP \(response.status), \(location); the library does not follow redirects so tokens stay with the API",
+            requestID: response.header("Profirest-Request-Id"))
+    }
+
+    /// A failure without an answer from the transport.
+    func fromTransport(_ error: Error) -> ProfirestAPIError {
+        if let urlError = error as? URLError, urlError.code == .timedOut {
+            return make(ErrorCode.timeout, detail: "the transport timed out (\(urlError.code.rawValue))")
+        }
+        let reason: String
+        if let urlError = error as? URLError {
+            reason = "URLError \(urlError.code.rawValue): \(urlError.localizedDescription)"
+        } else {
+            reason = String(describing: type(of: error))
+        }
+        return make(ErrorCode.networkError, detail: reason)
+    }
+
+    static func problem(in response: HTTPResponse) -> JSONValue? {
+        guard !response.body.isEmpty, let type = response.header("Content-Type")?.lowercased(), type.contains("json") else {
+            return nil
+        }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: response.body), value.objectValue != nil else {
+            return nil
+        }
+        return value
+    }
+}

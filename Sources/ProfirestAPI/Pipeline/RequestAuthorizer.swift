@@ -1,0 +1,38 @@
+/// The seam between the request pipeline and whoever holds the tokens.
+///
+/// The pipeline asks it for the access token before every attempt and tells it what the server said about the
+/// tokens; it never stores a token itself. Today `StaticTokenAuthorizer` covers a fixed `accessToken` and "no
+/// token". The identity piece plugs in a refresher actor (pairing, OAuth, refresh under the storage lock) and a
+/// staff-session store behind this same protocol.
+protocol RequestAuthorizer: Sendable {
+    /// The access token for the next attempt, refreshed first if it is about to expire; nil sends no
+    /// `Authorization`. Throws (e.g. `not_paired`) when a token is needed but cannot be had.
+    func accessToken() async throws -> String?
+
+    /// Called once per call after `401 invalid_token` for a request that carried `token`. Returns the token to
+    /// retry with — a fresh one, or one another request refreshed meanwhile — or nil when there is none, and
+    /// then the 401 goes to the caller. Must coalesce concurrent refreshes.
+    func refresh(afterRejecting token: String) async throws -> String?
+
+    /// The signed-in employee's token for `staff: .auto` and `.required`; nil when nobody is signed in.
+    func staffToken() -> String?
+
+    /// A request with `staffToken()` succeeded: extend the session's idle timeout.
+    func staffRequestSucceeded()
+
+    /// The server answered `401 staff_session_expired` to `staffToken()`: forget the session (and call
+    /// `onStaffExpired`).
+    func staffRejected()
+}
+
+/// A fixed access token that is never refreshed, or none at all; no staff sessions.
+struct StaticTokenAuthorizer: RequestAuthorizer {
+    let token: String?
+
+    func accessToken() async throws -> String? { token }
+    // A fixed token cannot be renewed: the 401 goes to the caller, who gave us the token.
+    func refresh(afterRejecting token: String) async throws -> String? { nil }
+    func staffToken() -> String? { nil }
+    func staffRequestSucceeded() {}
+    func staffRejected() {}
+}

@@ -1,0 +1,93 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The delegate of a `URLSessionTransport`'s stream session: refuses redirects and routes each streaming task's
+/// callbacks to its reader.
+///
+/// Delegate callbacks for streaming because Linux has no `bytes(for:)`.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: the only stored state is `tasks`, a `Locked`.
+
+    enum Sink {
+        case streaming(head: CheckedContinuation<HTTPResponse, Error>, body: AsyncThrowingStream<Data, Error>.Continuation)
+    }
+
+    private struct Entry {
+        var sink: Sink
+        var head: HTTPResponse?
+        var headDelivered = false
+    }
+
+    private let tasks = Locked([Int: Entry]())
+
+    func register(_ task: URLSessionTask, sink: Sink) {
+        tasks.withLock { $0[task.taskIdentifier] = Entry(sink: sink) }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // Never follow: the 3xx itself is delivered and the pipeline turns it into unexpected_redirect.
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let head = Self.head(of: response)
+        let resumeHead: CheckedContinuation<HTTPResponse, Error>? = tasks.withLock { tasks in
+            guard var entry = tasks[dataTask.taskIdentifier] else { return nil }
+            entry.head = head
+            var waiting: CheckedContinuation<HTTPResponse, Error>?
+            if case .streaming(let headContinuation, _) = entry.sink, !entry.headDelivered {
+                entry.headDelivered = true
+                waiting = headContinuation
+            }
+            tasks[dataTask.taskIdentifier] = entry
+            return waiting
+        }
+        resumeHead?.resume(returning: head)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let stream: AsyncThrowingStream<Data, Error>.Continuation? = tasks.withLock { tasks in
+            guard let entry = tasks[dataTask.taskIdentifier], case .streaming(_, let body) = entry.sink else { return nil }
+            return body
+        }
+        stream?.yield(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        guard let entry = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        // Some responses (e.g. an empty 204 on some platforms) complete without a didReceive(response:) call.
+        let head = entry.head ?? task.response.map(Self.head(of:))
+        switch entry.sink {
+        case .streaming(let headContinuation, let body):
+            if !entry.headDelivered {
+                if let error {
+                    headContinuation.resume(throwing: error)
+                } else if let head {
+                    headContinuation.resume(returning: head)
+                } else {
+                    headContinuation.resume(throwing: URLError(.badServerResponse))
+                }
+            }
+            if let error { body.finish(throwing: error) } else { body.finish() }
+        }
+    }
+
+    static func head(of response: URLResponse) -> HTTPResponse {
+        guard let http = response as? HTTPURLResponse else { return HTTPResponse(status: 0) }
+        var headers: [String: String] = [:]
+        headers.reserveCapacity(http.allHeaderFields.count)
+        for (key, value) in http.allHeaderFields {
+            if let name = key as? String { headers[name] = value as? String ?? "\(value)" }
+        }
+        return HTTPResponse(status: http.statusCode, headers: headers)
+    }
+}

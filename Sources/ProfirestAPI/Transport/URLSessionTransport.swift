@@ -1,0 +1,232 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default transport: `URLSession` on Apple platforms and on Linux.
+///
+/// - Redirects are refused in the session delegate: a 3xx comes back as it is, so tokens never follow it.
+/// - Cancelling the calling task cancels the `URLSessionTask`.
+/// - Each exchange ends at `HTTPRequest.timeout`, body included (a dispatch timer cancels the task).
+/// - `stream(_:)` hands out the body as the server flushes it (Linux has no `URLSession.bytes`, so this goes
+///   through the data delegate on every platform).
+/// - Connection reuse: see ``ConnectionReuse``.
+///
+/// ```swift
+/// let transport = URLSessionTransport(connectionReuse: .keepAlive)
+/// ```
+public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttempt {
+    /// Whether connections are kept open between requests.
+    ///
+    /// Linux URLSession mishandles a kept-alive connection that the server closes just as the next request goes
+    /// out (it spins until its timeout, or re-sends the request without its body). Servers close idle
+    /// connections after their keep-alive timeout, so on Linux the default reuses a connection only for a
+    /// request that follows the previous one within `maxIdle`, and starts a fresh connection pool otherwise.
+    /// What is left of the race is bounded by the attempt timeout and retried with the same Idempotency-Key.
+    /// `Connection: close` on every request would avoid it entirely but doubles the cost of a request even on
+    /// loopback (benchmarks/) and costs a TLS handshake per request on a real network.
+    ///
+    /// ```swift
+    /// let transport = URLSessionTransport(connectionReuse: .keepAliveWhileBusy(maxIdle: 1))
+    /// ```
+    public enum ConnectionReuse: Sendable, Hashable {
+        /// Reuse connections as URLSession does (HTTP keep-alive). The default on Apple platforms.
+        case keepAlive
+        /// Reuse connections between requests less than `maxIdle` seconds apart; after a longer pause the next
+        /// request opens a new connection. The default on Linux (`maxIdle` 1 s).
+        case keepAliveWhileBusy(maxIdle: TimeInterval)
+        /// Send `Connection: close` with every request: one new connection per request.
+        case closeAfterEachRequest
+
+        /// The default of this platform. Usage: `URLSessionTransport(connectionReuse: .platformDefault)`
+        public static var platformDefault: ConnectionReuse {
+            #if canImport(FoundationNetworking)
+            return .keepAliveWhileBusy(maxIdle: 1)
+            #else
+            return .keepAlive
+            #endif
+        }
+    }
+
+    private let configuration: URLSessionConfiguration
+    private let connectionReuse: ConnectionReuse
+    /// Whole-body requests: a session whose delegate only refuses redirects (a delegate with data callbacks costs
+    /// extra hops through the delegate queue per task). Replaced after an idle pause, see `ConnectionReuse`.
+    private let pool: Locked<Pool>
+    /// Streams: a session whose delegate hands chunks to their readers. A stream holds its connection for
+    /// minutes, so reuse gains nothing: on Linux streams always go with `Connection: close`.
+    private let streamSession: URLSession
+    private let delegate: SessionDelegate
+
+    private struct Pool {
+        var session: URLSession
+        var inFlight = 0
+        var lastActivity = DispatchTime.now().uptimeNanoseconds
+        var generation = 0
+    }
+
+    /// A transport over new sessions of `configuration` (ephemeral by default: no cookies, no cache on disk).
+    /// Usage: `let transport = URLSessionTransport()`
+    public init(configuration: URLSessionConfiguration = .ephemeral, connectionReuse: ConnectionReuse = .platformDefault) {
+        // The library decides about caching and cookies itself; a shared cache would also keep bodies with tokens.
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let delegate = SessionDelegate()
+        let queue = OperationQueue()
+        queue.name = "ProfirestAPI.URLSessionTransport.streams"
+        queue.maxConcurrentOperationCount = 1
+        self.configuration = configuration
+        self.connectionReuse = connectionReuse
+        self.delegate = delegate
+        self.streamSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        self.pool = Locked(Pool(session: Self.makeSendSession(configuration)))
+    }
+
+    deinit {
+        // A session keeps its delegate alive until invalidated; without this each transport would leak.
+        streamSession.finishTasksAndInvalidate()
+        pool.withLock { $0.session }.finishTasksAndInvalidate()
+    }
+
+    /// How many fresh connection pools the idle rule has started (for tests and diagnostics).
+    var poolGeneration: Int { pool.withLock { $0.generation } }
+
+    /// Sends the request and collects the whole body, within `request.timeout` for the whole exchange (then it
+    /// throws `URLError(.timedOut)`). Usage: `let response = try await transport.send(request)`
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let session = checkOut()
+        defer { checkIn() }
+        // The task (once made) and whether the deadline fired, under one lock.
+        let state = Locked<(task: URLSessionDataTask?, expired: Bool)>((nil, false))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
+                // The whole-exchange deadline (URLRequest.timeoutInterval is only an idle timeout). A dispatch timer
+                // costs far less per request than racing a sleeping task (see AttemptDeadline).
+                let deadline = Deadline {
+                    state.withLock { state -> URLSessionDataTask? in
+                        state.expired = true
+                        return state.task
+                    }?.cancel()
+                }
+                // A completion handler rather than data callbacks: one hop through the delegate queue per request.
+                // Redirects are still offered to the session delegate first (checked on Linux), which refuses them.
+                let task = session.dataTask(with: urlRequest(for: request, close: closesConnections)) { data, response, error in
+                    deadline.cancel()
+                    if let error {
+                        continuation.resume(throwing: state.withLock { $0.expired } ? URLError(.timedOut) : error)
+                    } else if let response {
+                        var head = SessionDelegate.head(of: response)
+                        head.body = data ?? Data()
+                        continuation.resume(returning: head)
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                state.withLock { $0.task = task }
+                deadline.schedule(after: request.timeout)
+                task.resume()
+                // Cancelled before `state` held the task: the cancellation handler found nothing to cancel.
+                if Task.isCancelled { task.cancel() }
+            }
+        } onCancel: {
+            state.withLock { $0.task }?.cancel()
+        }
+    }
+
+    /// Sends the request and returns once the head is in; the body streams. Cancelling the task, or ending
+    /// the iteration of `body`, cancels the request. `request.timeout` bounds the wait for the head only.
+    /// Usage: `let streaming = try await transport.stream(request)`
+    public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        let close: Bool
+        #if canImport(FoundationNetworking)
+        close = connectionReuse != .keepAlive
+        #else
+        close = closesConnections
+        #endif
+        let task = streamSession.dataTask(with: urlRequest(for: request, close: close))
+        let (body, bodyContinuation) = AsyncThrowingStream<Data, Error>.makeStream()
+        bodyContinuation.onTermination = { _ in task.cancel() }
+        let head = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
+                delegate.register(task, sink: .streaming(head: continuation, body: bodyContinuation))
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+        return HTTPStreamingResponse(status: head.status, headers: head.headers, body: body)
+    }
+
+    private var closesConnections: Bool { connectionReuse == .closeAfterEachRequest }
+
+    /// The session for the next request; after an idle pause longer than `maxIdle` a new one (new connections).
+    private func checkOut() -> URLSession {
+        let (session, retired): (URLSession, URLSession?) = pool.withLock { pool in
+            var retired: URLSession?
+            if case .keepAliveWhileBusy(let maxIdle) = connectionReuse, pool.inFlight == 0 {
+                let idle = Double(DispatchTime.now().uptimeNanoseconds - pool.lastActivity) / 1e9
+                if idle > maxIdle {
+                    retired = pool.session
+                    pool.session = Self.makeSendSession(configuration)
+                    pool.generation += 1
+                }
+            }
+            pool.inFlight += 1
+            return (pool.session, retired)
+        }
+        retired?.finishTasksAndInvalidate()
+        return session
+    }
+
+    private func checkIn() {
+        pool.withLock {
+            $0.inFlight -= 1
+            $0.lastActivity = DispatchTime.now().uptimeNanoseconds
+        }
+    }
+
+    private static func makeSendSession(_ configuration: URLSessionConfiguration) -> URLSession {
+        URLSession(configuration: configuration, delegate: RedirectRefuser(), delegateQueue: nil)
+    }
+
+    private func urlRequest(for request: HTTPRequest, close: Bool) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        // Whole seconds, at least one: Linux URLSession turns a fraction below a second into an immediate
+        // timeout. The exchange is bounded by `Deadline`, so this idle timeout only has to not end it early.
+        urlRequest.timeoutInterval = max(1, request.timeout.rounded(.up))
+        urlRequest.httpBody = request.body
+        urlRequest.httpShouldHandleCookies = false
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        if close { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
+        return urlRequest
+    }
+}
+
+/// The delegate of the whole-body sessions: refuses every redirect and nothing else.
+private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    // @unchecked: no stored state.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}
+
+/// A one-shot timer on a shared queue; `cancel()` is safe from any thread (DispatchWorkItem's is).
+private final class Deadline: @unchecked Sendable {
+    // @unchecked: DispatchWorkItem is thread-safe for cancel() and perform, it only lacks the annotation.
+    private let item: DispatchWorkItem
+    private static let queue = DispatchQueue(label: "ProfirestAPI.URLSessionTransport.deadlines")
+
+    init(_ fire: @escaping @Sendable () -> Void) { item = DispatchWorkItem(block: fire) }
+
+    func schedule(after seconds: TimeInterval) {
+        Self.queue.asyncAfter(deadline: .now() + max(0, seconds), execute: item)
+    }
+
+    func cancel() { item.cancel() }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import XCTest
+@testable import ProfirestAPI
+
+/// One scripted answer of `ScriptedTransport`.
+enum Step: Sendable {
+    case respond(HTTPResponse)
+    case fail(URLError)
+    /// Never answers: fires the attempt timer (virtual time passes the deadline) and waits to be cancelled.
+    case hang
+
+    static func json(_ status: Int, _ body: JSONValue, headers: [String: String] = [:]) -> Step {
+        var all = headers
+        all["Content-Type"] = "application/json"
+        return .respond(HTTPResponse(status: status, headers: all, body: try! JSONCoding.encode(body)))
+    }
+
+    static func problem(_ status: Int, _ code: String, headers: [String: String] = [:], extra: [String: JSONValue] = [:]) -> Step {
+        var body: [String: JSONValue] = [
+            "type": .string("https://api.mujprofirest.cz/problems/\(code)"), "title": .string("Title of \(code)"),
+            "status": .integer(status), "code": .string(code), "request_id": "req_1",
+        ]
+        for (key, value) in extra { body[key] = value }
+        var all = headers
+        all["Content-Type"] = "application/problem+json"
+        return .respond(HTTPResponse(status: status, headers: all, body: try! JSONCoding.encode(JSONValue.object(body))))
+    }
+
+    static func status(_ status: Int, headers: [String: String] = [:], body: String = "") -> Step {
+        .respond(HTTPResponse(status: status, headers: headers, body: Data(body.utf8)))
+    }
+}
+
+/// An in-memory transport that answers from a script and records every request it was given.
+final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
+    // @unchecked: all state is behind `state`.
+    private struct State {
+        var steps: [Step]
+        var requests: [HTTPRequest] = []
+    }
+
+    private let state: Locked<State>
+    let timer = ManualTimer()
+
+    init(_ steps: [Step]) { state = Locked(State(steps: steps)) }
+
+    var requests: [HTTPRequest] { state.withLock { $0.requests } }
+    var remaining: Int { state.withLock { $0.steps.count } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let step: Step? = state.withLock {
+            $0.requests.append(request)
+            return $0.steps.isEmpty ? nil : $0.steps.removeFirst()
+        }
+        switch step {
+        case .respond(let response)?: return response
+        case .fail(let error)?: throw error
+        case .hang?:
+            timer.fire()
+            try await Task.sleep(nanoseconds: 20_000_000_000)  // ends at once when the attempt is cancelled
+            throw CancellationError()
+        case nil:
+            XCTFail("unexpected request \(request.method) \(request.url)")
+            throw URLError(.resourceUnavailable)
+        }
+    }
+}
+
+/// The per-attempt timer under test control: it expires only when the transport hangs, so an immediate answer
+/// always wins, deterministically, and no test waits in real time.
+final class ManualTimer: @unchecked Sendable {
+    private struct State {
+        var pendingFires = 0
+        var waiters: [Int: CheckedContinuation<Void, Error>] = [:]
+        var next = 0
+        var durations: [TimeInterval] = []
+        var cancelled: Set<Int> = []
+    }
+
+    private let state = Locked(State())
+
+    var durations: [TimeInterval] { state.withLock { $0.durations } }
+
+    func fire() {
+        let waiter: CheckedContinuation<Void, Error>? = state.withLock {
+            if let key = $0.waiters.keys.min() { return $0.waiters.removeValue(forKey: key) }
+            $0.pendingFires += 1
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    func wait(_ seconds: TimeInterval) async throws {
+        let id: Int = state.withLock {
+            $0.durations.append(seconds)
+            $0.next += 1
+            return $0.next
+        }
+        enum Action { case wait, fire, cancel }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+                // Deciding and registering under one lock: a fire() in between would otherwise be lost.
+                let action: Action = state.withLock {
+                    if $0.cancelled.remove(id) != nil { return .cancel }
+                    if $0.pendingFires > 0 {
+                        $0.pendingFires -= 1
+                        return .fire
+                    }
+                    $0.waiters[id] = continuation
+                    return .wait
+                }
+                switch action {
+                case .wait: break
+                case .fire: continuation.resume()
+                case .cancel: continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            let waiter: CheckedContinuation<Void, Error>? = state.withLock {
+                if let waiter = $0.waiters.removeValue(forKey: id) { return waiter }
+                $0.cancelled.insert(id)
+                return nil
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+}
+
+/// The `sleep` option under test: records each wait and returns at once.
+final class SleepRecorder: @unchecked Sendable {
+    private let waits = Locked([TimeInterval]())
+    /// Called inside each sleep, e.g. to cancel the calling task.
+    let onSleep: Locked<(@Sendable () -> Void)?> = Locked(nil)
+
+    var all: [TimeInterval] { waits.withLock { $0 } }
+
+    func sleep(_ seconds: TimeInterval) async throws {
+        waits.withLock { $0.append(seconds) }
+        onSleep.withLock { $0 }?()
+        try Task.checkCancellation()
+    }
+}
+
+/// An authorizer under test control: records what the pipeline asked and told it.
+final class TestAuthorizer: RequestAuthorizer, @unchecked Sendable {
+    struct State {
+        var token: String?
+        var refreshTo: String?
+        var staff: String?
+        var rejectedTokens: [String] = []
+        var staffSuccesses = 0
+        var staffRejections = 0
+    }
+
+    let state: Locked<State>
+
+    init(token: String?, refreshTo: String? = nil, staff: String? = nil) {
+        state = Locked(State(token: token, refreshTo: refreshTo, staff: staff))
+    }
+
+    func accessToken() async throws -> String? { state.withLock { $0.token } }
+    func refresh(afterRejecting token: String) async throws -> String? {
+        state.withLock {
+            $0.rejectedTokens.append(token)
+            if let fresh = $0.refreshTo { $0.token = fresh }
+            return $0.refreshTo
+        }
+    }
+    func staffToken() -> String? { state.withLock { $0.staff } }
+    func staffRequestSucceeded() { state.withLock { $0.staffSuccesses += 1 } }
+    func staffRejected() { state.withLock { $0.staffRejections += 1; $0.staff = nil } }
+}
+
+/// A client over a scripted transport with recorded sleeps, a fixed clock and pinned jitter.
+struct Harness {
+    let api: ProfirestApi
+    let transport: ScriptedTransport
+    let sleeps: SleepRecorder
+
+    static let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    init(
+        _ steps: [Step], baseURL: String = "https://api.mujprofirest.cz", accessToken: String? = nil,
+        authorizer: (any RequestAuthorizer)? = nil, language: String? = "cs", retries: Int = 3,
+        retryDelay: TimeInterval = 1, maxRetryWait: TimeInterval = 30, timeout: TimeInterval = 30,
+        random: Double = 0.5
+    ) {
+        let transport = ScriptedTransport(steps)
+        let sleeps = SleepRecorder()
+        let options = ProfirestOptions(
+            baseURL: baseURL, accessToken: accessToken, language: language, retries: retries, retryDelay: retryDelay,
+            maxRetryWait: maxRetryWait, timeout: timeout, transport: transport, clock: { Harness.now },
+            sleep: { try await sleeps.sleep($0) })
+        let timer = transport.timer
+        api = ProfirestApi(
+            options: options, authorizer: authorizer ?? StaticTokenAuthorizer(token: accessToken),
+            attemptTimer: { try await timer.wait($0) }, random: { random })
+        self.transport = transport
+        self.sleeps = sleeps
+    }
+
+    var requests: [HTTPRequest] { transport.requests }
+    var last: HTTPRequest? { transport.requests.last }
+}
+
+/// Runs `body` and returns the `ProfirestAPIError` it throws, failing the test when it throws nothing else.
+func apiError(_ body: () async throws -> Void, file: StaticString = #filePath, line: UInt = #line) async -> ProfirestAPIError? {
+    do {
+        try await body()
+        XCTFail("expected a ProfirestAPIError, nothing was thrown", file: file, line: line)
+    } catch let error as ProfirestAPIError {
+        return error
+    } catch {
+        XCTFail("expected a ProfirestAPIError, got \(error)", file: file, line: line)
+    }
+    return nil
+}
+
+func usageError(_ body: () async throws -> Void, file: StaticString = #filePath, line: UInt = #line) async -> ProfirestUsageError? {
+    do {
+        try await body()
+        XCTFail("expected a ProfirestUsageError, nothing was thrown", file: file, line: line)
+    } catch let error as ProfirestUsageError {
+        return error
+    } catch {
+        XCTFail("expected a ProfirestUsageError, got \(error)", file: file, line: line)
+    }
+    return nil
+}
+
+let ok = Step.json(200, ["ok": true])

@@ -1,0 +1,112 @@
+import Foundation
+import XCTest
+import ProfirestAPI  // not @testable: the snippets must compile against the public API alone
+
+/// Every code shape of the reference's examples, compiled against the public API. The functions are never
+/// called: compiling them is the test. `testTheSnippetsRunAgainstAScriptedServer` runs the same shapes.
+final class ReferenceSnippetsCompileTests: XCTestCase {
+    func testTheSnippetsRunAgainstAScriptedServer() async throws {
+        let transport = ReplayTransport()
+        let api = ProfirestApi(options: .init(clientID: "profirest-dochazka", storage: MemoryTokenStorage(),
+                                              transport: transport, sleep: { _ in }))
+        try await requests(api, id: "c1", rid: "11", localID: 1, orderCreate: OrderCreate(quoteId: "q1"),
+                           zipData: Data([1]), backupID: "b1")
+        XCTAssertGreaterThan(transport.count, 5)
+    }
+
+    func clients() {
+        let api = ProfirestApi(options: .init(baseURL: "http://127.0.0.1:8080", clientID: "profirest-dochazka", storage: MemoryTokenStorage()))
+        let api2 = ProfirestApi(options: .init(clientID: "profirest-kds", storage: MemoryTokenStorage(), onUnpaired: { _ in Task { @MainActor in print("unpaired") } }))
+        let api3 = ProfirestApi(options: .init(clientID: "muj-eshop", storage: FileTokenStorage(path: "/tmp/tokens.json")))
+        let options: ProfirestApi.Options = .init(
+            baseURL: "https://api.mujprofirest.cz", clientID: "x", clientSecret: nil, accessToken: "t", language: nil,
+            storage: MemoryTokenStorage(), storageKey: "profirest-api:x", retries: 3, retryDelay: 1, maxRetryWait: 30,
+            timeout: 30, refreshMargin: 60, onUnpaired: { _ in }, onStaffExpired: { staff in print(staff.name) },
+            transport: URLSessionTransport(), clock: { Date() }, sleep: { _ in })
+        let id: String = ProfirestApi.uuid()
+        _ = (api, api2, api3, options, id)
+    }
+
+    func requests(_ api: ProfirestApi, id: String, rid: String, localID: Int, orderCreate: OrderCreate, zipData: Data,
+                  backupID: String) async throws {
+        let catalog: Catalog = try await api.get("/restaurants/11/catalog", options: .init(query: ["channel": "pos"]))
+        let r = try await api.send("GET", "/customers/\(id)")
+        try await api.patch("/customers/\(id)", body: ["name": "Jana Nováková"], options: .init(ifMatch: r.header("ETag")))
+        let order: Order = try await api.post("/restaurants/11/orders", body: orderCreate, options: .init(idempotencyKey: .key("order-\(localID)")))
+        try await api.post("/restaurants/\(rid)/backups", body: .data(zipData, contentType: "application/zip"))
+        let zip: Data = try await api.get("/restaurants/\(rid)/backups/\(backupID)/content", options: .init(accept: "application/zip"))
+        let staff: [StaffMember] = try await api.all("/restaurants/11/staff")
+        for try await page in api.pages("/restaurants/11/attendance/presence", as: AttendancePresencePage.self) { print(page.data) }
+        for p in try await api.all("/restaurants/\(rid)/attendance/presence", as: AttendancePresence.self) { print(p.employee.name) }
+        _ = (catalog, order, zip, staff)
+    }
+
+    func punches(_ api: ProfirestApi, rid: String, pin: String, quote: QuoteCreate, receipt: ReceiptCreate) async throws {
+        var body = AttendancePunchCreate(id: ProfirestApi.uuid(), type: "clock_in", credential: StaffCredential(method: "pin", secret: pin))
+        body.credential?.employeeId = "emp_2"
+        let punch: AttendancePunch = try await api.post("/restaurants/\(rid)/attendance/punches", body: body)
+        try await api.post("/restaurants/\(rid)/quotes", body: quote)
+        try await api.post("/restaurants/\(rid)/receipts", body: receipt, options: .init(staff: .required))
+        _ = punch
+    }
+
+    func errors(_ api: ProfirestApi, rid: String, quote: QuoteCreate) async {
+        do {
+            try await api.post("/restaurants/\(rid)/quotes", body: quote)
+        } catch let e as ProfirestAPIError {
+            switch e.code {
+            case ErrorCode.staffAmbiguous: for (i, c) in e.candidates.enumerated() { print(i, c["name"]?.stringValue ?? "?") }
+            case ErrorCode.staffLocked: print(e.retryAfter.map(String.init) ?? "?")
+            case ErrorCode.networkError, ErrorCode.timeout: break
+            default: print(e.title, e.code)
+            }
+            if e.code == ErrorCode.validationFailed { for f in e.errors { print("\(f["pointer"]?.stringValue ?? ""): \(f["message"]?.stringValue ?? "")") } }
+            print(e.requestID ?? "", e.message, e.detail ?? "", e.status, e.retryable, e.existingID ?? "")
+            let problem: JSONValue? = e.problem
+            let model: Problem? = e.problemModel
+            _ = (problem, model)
+        } catch {
+            print(error.localizedDescription)
+        }
+    }
+}
+
+/// Answers every request with the contract's example of the schema the snippet at that path asks for.
+private final class ReplayTransport: HTTPTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var calls = 0
+    private let schemas: [String: Any]
+    var count: Int { lock.lock(); defer { lock.unlock() }; return calls }
+
+    init() {
+        let contract = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("contract/profirest-v2.openapi.json")
+        let root = (try? JSONSerialization.jsonObject(with: Data(contentsOf: contract))) as? [String: Any]
+        schemas = ((root?["components"] as? [String: Any])?["schemas"] as? [String: Any]) ?? [:]
+    }
+
+    private func increment() {
+        lock.lock()
+        calls += 1
+        lock.unlock()
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        increment()
+        let path = request.url.path
+        if path.hasSuffix("/content") {
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/zip"], body: Data([0x50, 0x4B]))
+        }
+        let schema: String
+        if path.hasSuffix("/catalog") { schema = "Catalog" }
+        else if path.hasSuffix("/orders") { schema = "Order" }
+        else if path.hasSuffix("/staff") { schema = "StaffMemberPage" }
+        else if path.hasSuffix("/presence") { schema = "AttendancePresencePage" }
+        else { schema = "Customer" }
+        var example = (schemas[schema] as? [String: Any])?["example"] as? [String: Any] ?? [:]
+        // The example page names a next page: serve it once, then end the list.
+        if request.url.query?.contains("cursor=") == true { example["next_cursor"] = nil }
+        let body = try JSONSerialization.data(withJSONObject: example)
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "ETag": "\"v1\""], body: body)
+    }
+}
