@@ -24,17 +24,3 @@ enum AuthFailure: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
-
-/// Misuse of the library (a call it cannot serve; nothing was sent). The public type is the pipeline's
-/// `ProfirestUsageError(message)`; until the branches meet, this layer throws `IdentityUsageError` through this
-/// single factory, so the wiring changes one line.
-enum UsageFailure {
-    static func make(_ message: String) -> any Error { IdentityUsageError(message: message) }
-}
-
-/// Stand-in for `ProfirestUsageError` until the pipeline is merged (see `UsageFailure`).
-struct IdentityUsageError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
-    let message: String
-    var description: String { "ProfirestUsageError: \(message)" }
-    var errorDescription: String? { message }
-}

@@ -34,7 +34,7 @@ struct IdentityContext: Sendable {
     /// The client for token requests, or a usage error naming the call that needs a client_id.
     func client(for call: String) throws -> OAuthClient {
         guard let clientID, !clientID.isEmpty else {
-            throw UsageFailure.make(
+            throw ProfirestUsageError(
                 "\(call) needs a clientID: create the client with ProfirestOptions(clientID: \"profirest-pos\", …) "
                     + "using the client_id of your application (profirest-pos, profirest-kds, profirest-dochazka, "
                     + "profirest-kuryr, or the one Profirest assigned to your partner application).")

@@ -32,7 +32,7 @@ public enum OfflineApprovals {
         let text = try message(receipt)
         let key = try key(approval, pin: pin)
         guard checkByte(key) == approval.check else {
-            throw UsageFailure.make(
+            throw ProfirestUsageError(
                 "The PIN does not pass the manager's offline check; let the manager enter it again.")
         }
         return Base64URL.encode(Crypto.hmacSHA256(key: key, message: Data(text.utf8)))
@@ -43,7 +43,7 @@ public enum OfflineApprovals {
     /// Usage: `let text = try OfflineApprovals.message(receipt)`
     public static func message(_ receipt: ReceiptCreate) throws -> String {
         guard let approval = receipt.offlineApproval else {
-            throw UsageFailure.make(
+            throw ProfirestUsageError(
                 "The receipt has no offline_approval: set employeeId, reason and approvedAt (RFC 3339 UTC, whole "
                     + "seconds) before signing.")
         }
@@ -56,10 +56,10 @@ public enum OfflineApprovals {
     /// PBKDF2-HMAC-SHA256(PIN as UTF-8, base64url-decoded salt, iterations, 32 bytes).
     private static func key(_ approval: OfflineApproval, pin: String) throws -> Data {
         guard let salt = Base64URL.decode(approval.salt), !salt.isEmpty else {
-            throw UsageFailure.make("The manager's offline_approval.salt is not base64url; reload the staff list.")
+            throw ProfirestUsageError("The manager's offline_approval.salt is not base64url; reload the staff list.")
         }
         guard iterationRange.contains(approval.iterations) else {
-            throw UsageFailure.make(
+            throw ProfirestUsageError(
                 "The manager's offline_approval.iterations (\(approval.iterations)) is outside 1000–600000; "
                     + "reload the staff list.")
         }

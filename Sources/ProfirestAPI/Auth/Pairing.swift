@@ -25,7 +25,7 @@ public final class Pairing: Sendable {
 
     private let context: IdentityContext
     private let client: OAuthClient
-    private let progress: AuthLocked<Progress>
+    private let progress: Locked<Progress>
 
     private struct Progress {
         var state: PairingState
@@ -43,7 +43,7 @@ public final class Pairing: Sendable {
         expiresAt = state.expiresAt
         self.context = context
         self.client = client
-        progress = AuthLocked(Progress(state: state))
+        progress = Locked(Progress(state: state))
     }
 
     /// Starts a pairing: asks the server for the codes (`POST /oauth/device_authorization`).

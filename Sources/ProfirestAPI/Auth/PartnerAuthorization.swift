@@ -13,7 +13,7 @@ struct PartnerAuthorization: Sendable {
     func authorizationURL(redirectURI: String, scope: String, prompt: String? = nil) throws -> URL {
         let client = try context.client(for: "authorizationURL(redirectURI:scope:prompt:)")
         guard !redirectURI.isEmpty else {
-            throw UsageFailure.make(
+            throw ProfirestUsageError(
                 "authorizationURL needs the redirectURI registered for your client, e.g. \"myapp://profirest\".")
         }
         let pkce = PKCE.make()
@@ -28,7 +28,7 @@ struct PartnerAuthorization: Sendable {
         var base = context.baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         guard let url = URL(string: base + "/oauth/authorize?" + encoded.joined(separator: "&")) else {
-            throw UsageFailure.make("baseURL \"\(base)\" does not make a valid authorization URL; pass an https address.")
+            throw ProfirestUsageError("baseURL \"\(base)\" does not make a valid authorization URL; pass an https address.")
         }
         let consent = PendingConsent(
             state: state, codeVerifier: pkce.verifier, redirectURI: redirectURI, scope: scope,

@@ -24,7 +24,7 @@ final class StaffSessions: Sendable {
         }
     }
 
-    private let current = AuthLocked<Session?>(nil)
+    private let current = Locked<Session?>(nil)
     private let onStaffExpired: (@Sendable (StaffInfo) -> Void)?
 
     init(onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil) {

@@ -103,7 +103,7 @@ actor TokenRefresher {
 
     private func performRefresh(replacing old: String?) async throws -> String {
         guard let client = settings.client else {
-            throw UsageFailure.make(
+            throw ProfirestUsageError(
                 "The stored tokens can only be renewed with the client_id they were issued to: pass clientID in "
                     + "the options (or a fixed accessToken, which is never renewed).")
         }

@@ -16,7 +16,7 @@ import Foundation
 final class StateStore: Sendable {
     let storage: any TokenStorage
     let key: String
-    private let cache = AuthLocked(Cache())
+    private let cache = Locked(Cache())
 
     private struct Cache {
         var state: StoredState?
@@ -194,7 +194,7 @@ final class LockedState {
     /// Runs async work (a token request) and blocks this thread, which keeps the lock, until it finishes.
     /// The work runs on the cooperative pool; it must not touch the storage itself.
     func wait<R: Sendable>(_ operation: @escaping @Sendable () async throws -> R) throws -> R {
-        let outcome = AuthLocked<Result<R, Error>?>(nil)
+        let outcome = Locked<Result<R, Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             let result: Result<R, Error>

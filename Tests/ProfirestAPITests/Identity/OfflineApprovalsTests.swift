@@ -40,7 +40,7 @@ final class OfflineApprovalsTests: XCTestCase {
 
     func testWrongPinThrowsWithoutShowingIt() {
         XCTAssertThrowsError(try OfflineApprovals.sign(jana, pin: "98765", receipt: receipt())) { error in
-            XCTAssertTrue(error is IdentityUsageError)
+            XCTAssertTrue(error is ProfirestUsageError)
             XCTAssertFalse(String(describing: error).contains("98765"))
             XCTAssertFalse(error.localizedDescription.contains("98765"))
         }

@@ -224,7 +224,7 @@ final class PairingTests: XCTestCase {
         do {
             _ = try await start(context(endpoint, clientID: nil))
             XCTFail("expected a usage error")
-        } catch let e as IdentityUsageError {
+        } catch let e as ProfirestUsageError {
             XCTAssertTrue(e.message.contains("clientID"), e.message)
         }
         XCTAssertTrue(endpoint.allForms.isEmpty)

@@ -74,7 +74,7 @@ final class PartnerAuthorizationTests: XCTestCase {
 
     func testAuthorizationURLWithoutClientIDIsAUsageError() {
         XCTAssertThrowsError(try partner(ScriptedEndpoint(), clientID: nil).authorizationURL(redirectURI: "app://cb", scope: "a")) {
-            XCTAssertTrue(($0 as? IdentityUsageError)?.message.contains("clientID") == true)
+            XCTAssertTrue(($0 as? ProfirestUsageError)?.message.contains("clientID") == true)
         }
     }
 

@@ -275,7 +275,7 @@ final class TokenRefresherTests: XCTestCase {
         do {
             _ = try await auth.accessToken()
             XCTFail("expected a usage error")
-        } catch let e as IdentityUsageError {
+        } catch let e as ProfirestUsageError {
             XCTAssertTrue(e.message.contains("clientID"), e.message)
         }
         XCTAssertEqual(endpoint.tokenCalls, 0)
