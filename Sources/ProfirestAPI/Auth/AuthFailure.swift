@@ -1,7 +1,7 @@
 import Foundation
 
-/// Failures of the identity layer that the request pipeline turns into its public errors. Internal so this layer
-/// does not depend on the pipeline's `ProfirestAPIError`; the mapping belongs to the wiring step:
+/// Failures of the identity layer that `IdentityAuthorizer` turns into the public errors a request throws. Internal so this layer
+/// does not depend on the pipeline's `ProfirestAPIError`:
 ///
 /// | case            | public error |
 /// |-----------------|--------------|

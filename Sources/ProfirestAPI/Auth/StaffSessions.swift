@@ -86,6 +86,14 @@ final class StaffSessions: Sendable {
         if let expired { onStaffExpired?(expired) }
     }
 
+    /// Signs out the session of `token` locally, if it is the current one (a sign-out of an older token leaves a
+    /// newer session alone). No `onStaffExpired`: signing out is on purpose.
+    func end(token: String) {
+        current.withLock { session in
+            if session?.token == token { session = nil }
+        }
+    }
+
     /// Signs out locally and returns the token for the sign-out request (`DELETE /v2/staff/sessions/current`).
     @discardableResult
     func end() -> String? {
