@@ -50,7 +50,7 @@ def _serve(args) -> int:
 
     async def main():
         sb = Sandbox(args.db, config, validate=args.validate)
-        await serve(sb, args.host, args.port, args.quiet, seed.demo_text)
+        await serve(sb, args.host, args.port, args.quiet, seed.demo_text, exit_on_stdin_eof=args.exit_on_stdin_eof)
 
     try:
         asyncio.run(main())
@@ -122,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--staff-max", type=float, default=43200)
     s.add_argument("--heartbeat", type=float, default=15, help="seconds between SSE keep-alive comments")
     s.add_argument("--quiet", action="store_true")
+    s.add_argument("--exit-on-stdin-eof", action="store_true",
+                   help="stop when standard input closes: a test run that dies (even by SIGKILL) leaves no sandbox behind")
     for name in ("approve", "deny"):
         a = sub.add_parser(name, help=f"{name} a pairing code")
         a.add_argument("code")

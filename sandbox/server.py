@@ -3,6 +3,7 @@ validation, problem errors) and running on a port with the first stdout line as 
 from __future__ import annotations
 
 import asyncio
+import os
 import json
 import logging
 import secrets
@@ -183,7 +184,17 @@ class Runner:
         await self.runner.cleanup()
 
 
-async def serve(sb: Sandbox, host: str, port: int, quiet: bool, banner) -> None:
+async def serve(sb: Sandbox, host: str, port: int, quiet: bool, banner, exit_on_stdin_eof: bool = False) -> None:
+    import signal
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    # A parent may have started us with SIGTERM/SIGINT blocked or ignored: take them back, so terminate() works.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    if exit_on_stdin_eof:
+        loop.add_reader(sys.stdin.fileno(), lambda: stop.set() if not os.read(sys.stdin.fileno(), 4096) else None)
     runner = Runner(sb, host, port)
     await runner.start()
     api = sb.base_url
@@ -194,6 +205,6 @@ async def serve(sb: Sandbox, host: str, port: int, quiet: bool, banner) -> None:
         sys.stdout.write(banner(api, api + "/admin") + "\n")
         sys.stdout.flush()
     try:
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         await runner.stop()

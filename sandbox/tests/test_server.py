@@ -185,3 +185,23 @@ def test_an_undrained_stderr_pipe_never_blocks_the_server():
             assert http.get(base + "/v2/connection?" + "x" * 120, timeout=5).status_code == 401
     finally:
         stop(proc)
+
+
+def test_stops_on_sigterm_and_when_stdin_closes():
+    import signal
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "sandbox", "serve", "--port", "0", "--db", ":memory:", "--quiet"]
+    # SIGTERM ends it even when the parent started it with the signal blocked (XCTest's Process does, on Linux).
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}))
+    assert '"ready"' in proc.stdout.readline()
+    proc.terminate()
+    assert proc.wait(timeout=5) == 0
+    # A test run that dies leaves no sandbox behind: its end of stdin closes.
+    proc = subprocess.Popen(cmd + ["--exit-on-stdin-eof"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    assert '"ready"' in proc.stdout.readline()
+    proc.stdin.close()
+    assert proc.wait(timeout=5) == 0

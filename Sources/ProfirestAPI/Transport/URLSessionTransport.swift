@@ -7,7 +7,7 @@ import FoundationNetworking
 ///
 /// - Redirects are refused in the session delegate: a 3xx comes back as it is, so tokens never follow it.
 /// - Cancelling the calling task cancels the `URLSessionTask`.
-/// - Each exchange ends at `HTTPRequest.timeout`, body included (a dispatch timer cancels the task).
+/// - Each exchange ends at `HTTPRequest.timeout`, body included (`DeadlineSweeper` cancels the task).
 /// - `stream(_:)` hands out the body as the server flushes it (Linux has no `URLSession.bytes`, so this goes
 ///   through the data delegate on every platform).
 /// - Connection reuse: see ``ConnectionReuse``.
@@ -102,9 +102,9 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         let state = Locked<(task: URLSessionDataTask?, expired: Bool)>((nil, false))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
-                // The whole-exchange deadline (URLRequest.timeoutInterval is only an idle timeout). A dispatch timer
-                // costs far less per request than racing a sleeping task (see AttemptDeadline).
-                let deadline = Deadline {
+                // The whole-exchange deadline (URLRequest.timeoutInterval is only an idle timeout). The shared
+                // sweeper costs far less per request than racing a sleeping task (see AttemptDeadline).
+                let deadline = DeadlineSweeper.shared.add(after: request.timeout) {
                     state.withLock { state -> URLSessionDataTask? in
                         state.expired = true
                         return state.task
@@ -113,7 +113,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
                 // A completion handler rather than data callbacks: one hop through the delegate queue per request.
                 // Redirects are still offered to the session delegate first (checked on Linux), which refuses them.
                 let task = session.dataTask(with: urlRequest(for: request, close: closesConnections)) { data, response, error in
-                    deadline.cancel()
+                    DeadlineSweeper.shared.remove(deadline)
                     if let error {
                         continuation.resume(throwing: state.withLock { $0.expired } ? URLError(.timedOut) : error)
                     } else if let response {
@@ -125,7 +125,6 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
                     }
                 }
                 state.withLock { $0.task = task }
-                deadline.schedule(after: request.timeout)
                 task.resume()
                 // Cancelled before `state` held the task: the cancellation handler found nothing to cancel.
                 if Task.isCancelled { task.cancel() }
@@ -195,7 +194,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         // Whole seconds, at least one: Linux URLSession turns a fraction below a second into an immediate
-        // timeout. The exchange is bounded by `Deadline`, so this idle timeout only has to not end it early.
+        // timeout. The exchange is bounded by `DeadlineSweeper`, so this idle timeout only has to not end it early.
         urlRequest.timeoutInterval = max(1, request.timeout.rounded(.up))
         urlRequest.httpBody = request.body
         urlRequest.httpShouldHandleCookies = false
@@ -214,19 +213,4 @@ private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecke
     ) {
         completionHandler(nil)
     }
-}
-
-/// A one-shot timer on a shared queue; `cancel()` is safe from any thread (DispatchWorkItem's is).
-private final class Deadline: @unchecked Sendable {
-    // @unchecked: DispatchWorkItem is thread-safe for cancel() and perform, it only lacks the annotation.
-    private let item: DispatchWorkItem
-    private static let queue = DispatchQueue(label: "ProfirestAPI.URLSessionTransport.deadlines")
-
-    init(_ fire: @escaping @Sendable () -> Void) { item = DispatchWorkItem(block: fire) }
-
-    func schedule(after seconds: TimeInterval) {
-        Self.queue.asyncAfter(deadline: .now() + max(0, seconds), execute: item)
-    }
-
-    func cancel() { item.cancel() }
 }
