@@ -20,6 +20,8 @@ let package = Package(
         .target(name: "ProfirestCodegenKit", swiftSettings: strict),
         .executableTarget(name: "ProfirestCodegen", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
         .executableTarget(name: "Pichacka", dependencies: ["ProfirestAPI"], swiftSettings: strict),
+        // Not a product: the processes of the cross-process refresh tests (and the bench's cross-process keys).
+        .executableTarget(name: "ProfirestRefreshProbe", dependencies: ["ProfirestAPI"], swiftSettings: strict),
         .executableTarget(
             name: "ProfirestBench", dependencies: ["ProfirestAPI"], path: "benchmarks/ProfirestBench", swiftSettings: strict),
         .testTarget(name: "ProfirestAPITests", dependencies: ["ProfirestAPI"], swiftSettings: strict),

@@ -167,8 +167,8 @@ final class TestAuthorizer: RequestAuthorizer, @unchecked Sendable {
         }
     }
     func staffToken() -> String? { state.withLock { $0.staff } }
-    func staffRequestSucceeded() { state.withLock { $0.staffSuccesses += 1 } }
-    func staffRejected() { state.withLock { $0.staffRejections += 1; $0.staff = nil } }
+    func staffRequestSucceeded(token: String) { state.withLock { $0.staffSuccesses += 1 } }
+    func staffRejected(token: String) { state.withLock { $0.staffRejections += 1; $0.staff = nil } }
 }
 
 /// A client over a scripted transport with recorded sleeps, a fixed clock and pinned jitter.

@@ -7,7 +7,11 @@ import ProfirestAPI  // not @testable: the snippets must compile against the pub
 final class ReferenceSnippetsCompileTests: XCTestCase {
     func testTheSnippetsRunAgainstAScriptedServer() async throws {
         let transport = ReplayTransport()
-        let api = ProfirestApi(options: .init(clientID: "profirest-dochazka", storage: MemoryTokenStorage(),
+        // A paired device: a state document as a previous pairing left it (the token never expires in this test).
+        let storage = MemoryTokenStorage()
+        try storage.set("profirest-api:profirest-dochazka",
+                        #"{"version":1,"access_token":"at_snippets_0123456789","expires_at":"2099-01-01T00:00:00Z"}"#)
+        let api = ProfirestApi(options: .init(clientID: "profirest-dochazka", storage: storage,
                                               transport: transport, sleep: { _ in }))
         try await requests(api, id: "c1", rid: "11", localID: 1, orderCreate: OrderCreate(quoteId: "q1"),
                            zipData: Data([1]), backupID: "b1")

@@ -26,16 +26,18 @@ public final class ProfirestApi: Sendable {
 
     let base: Result<APIBase, ProfirestUsageError>
     let pipeline: RequestPipeline
+    /// Pairing, consent, tokens and the staff session (Auth/); the pipeline reaches it through `IdentityAuthorizer`.
+    let identity: Identity
 
     /// A client for one connection. Usage: `let api = ProfirestApi(options: .init(baseURL: "http://127.0.0.1:8080"))`
     public convenience init(options: ProfirestOptions) {
-        self.init(options: options, authorizer: StaticTokenAuthorizer(token: options.accessToken))
+        self.init(options: options, authorizer: nil)
     }
 
-    /// The full initializer: the identity piece passes its token refresher here; unit tests also drive the
-    /// per-attempt timer and the jitter.
+    /// The full initializer: `authorizer` nil means the identity's (stored tokens, refresh, staff session);
+    /// unit tests of the pipeline pass their own, and drive the per-attempt timer and the jitter.
     init(
-        options: ProfirestOptions, authorizer: any RequestAuthorizer,
+        options: ProfirestOptions, authorizer: (any RequestAuthorizer)?,
         attemptTimer: @escaping @Sendable (TimeInterval) async throws -> Void = AttemptDeadline.realTimer,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
@@ -52,8 +54,12 @@ public final class ProfirestApi: Sendable {
             retries: options.retries, retryDelay: options.retryDelay, maxRetryWait: options.maxRetryWait,
             timeout: options.timeout, language: options.language, clock: options.clock ?? { Date() },
             sleep: options.sleep ?? AttemptDeadline.realTimer, attemptTimer: attemptTimer, random: random)
+        let transport = options.transport ?? URLSessionTransport()
+        identity = Self.makeIdentity(options: options, base: base, transport: transport, settings: settings)
+        let errors = ErrorFactory(language: options.language, redaction: Redaction(secrets: []))
         pipeline = RequestPipeline(
-            transport: options.transport ?? URLSessionTransport(), authorizer: authorizer, settings: settings)
+            transport: transport, authorizer: authorizer ?? IdentityAuthorizer(identity: identity, errors: errors),
+            settings: settings)
     }
 
     /// A new UUIDv7 (RFC 9562) for record ids, strictly increasing within the process.

@@ -17,12 +17,13 @@ protocol RequestAuthorizer: Sendable {
     /// The signed-in employee's token for `staff: .auto` and `.required`; nil when nobody is signed in.
     func staffToken() -> String?
 
-    /// A request with `staffToken()` succeeded: extend the session's idle timeout.
-    func staffRequestSucceeded()
+    /// A request with the session's `token` succeeded: extend the session's idle timeout. The token says which
+    /// session: a request of a session that was replaced meanwhile must not extend the new one.
+    func staffRequestSucceeded(token: String)
 
-    /// The server answered `401 staff_session_expired` to `staffToken()`: forget the session (and call
-    /// `onStaffExpired`).
-    func staffRejected()
+    /// The server answered `401 staff_session_expired` to the session's `token`: forget that session (and call
+    /// `onStaffExpired`), but not a newer one signed in meanwhile.
+    func staffRejected(token: String)
 }
 
 /// A fixed access token that is never refreshed, or none at all; no staff sessions.
@@ -33,6 +34,6 @@ struct StaticTokenAuthorizer: RequestAuthorizer {
     // A fixed token cannot be renewed: the 401 goes to the caller, who gave us the token.
     func refresh(afterRejecting token: String) async throws -> String? { nil }
     func staffToken() -> String? { nil }
-    func staffRequestSucceeded() {}
-    func staffRejected() {}
+    func staffRequestSucceeded(token: String) {}
+    func staffRejected(token: String) {}
 }

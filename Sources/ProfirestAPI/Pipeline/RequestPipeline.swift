@@ -93,7 +93,7 @@ struct RequestPipeline: Sendable {
                 }
                 switch response.status {
                 case 200..<300, 304:
-                    if staff.fromSession { authorizer.staffRequestSucceeded() }
+                    if staff.fromSession, let token = staff.token { authorizer.staffRequestSucceeded(token: token) }
                     return response
                 case 300..<400:
                     throw errors.redirect(response)
@@ -119,8 +119,10 @@ struct RequestPipeline: Sendable {
                 freshToken = token
                 continue
             }
-            if failure.status == 401, failure.code == ErrorCode.staffSessionExpired, staff.fromSession {
-                authorizer.staffRejected()
+            if failure.status == 401, failure.code == ErrorCode.staffSessionExpired, staff.fromSession,
+                let token = staff.token
+            {
+                authorizer.staffRejected(token: token)
             }
             guard let wait = retryWait(failure, retriesUsed: retriesUsed, retries: retries, replayable: request.replayable)
             else { throw failure }

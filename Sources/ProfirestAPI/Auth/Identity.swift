@@ -1,0 +1,118 @@
+import Foundation
+
+/// Everything the facade needs from the identity layer, behind one object: the synchronous state readers, the
+/// pairing and consent flows, unpairing, the staff session, and the auth seam the request pipeline calls.
+///
+/// The facade creates one per client from its options and forwards to it; the pipeline's auth protocol maps
+/// one-to-one onto `accessToken()`, `refresh(afterRejecting:)`, `staffToken()`, `staffRequestSucceeded(token:)`
+/// and `staffRejected(token:)`. Network access goes through the `OAuthEndpoint` the facade adapts to its transport.
+final class Identity: Sendable {
+    let context: IdentityContext
+    let refresher: TokenRefresher
+    let staffSessions: StaffSessions
+    let fixedAccessToken: String?
+
+    init(
+        context: IdentityContext, fixedAccessToken: String? = nil, refreshMargin: TimeInterval = 60,
+        onUnpaired: (@Sendable () -> Void)? = nil, onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil
+    ) {
+        self.context = context
+        self.fixedAccessToken = fixedAccessToken
+        let client = context.clientID.flatMap { $0.isEmpty ? nil : OAuthClient(clientID: $0, clientSecret: context.clientSecret) }
+        refresher = TokenRefresher(
+            store: context.store, endpoint: context.endpoint,
+            settings: .init(client: client, fixedAccessToken: fixedAccessToken, refreshMargin: refreshMargin),
+            clock: context.clock, onUnpaired: onUnpaired)
+        staffSessions = StaffSessions(onStaffExpired: onStaffExpired)
+    }
+
+    // MARK: Synchronous state (api.isPaired, restaurantID, deviceID, scopes)
+
+    /// True with a fixed access token or stored tokens.
+    var isPaired: Bool { fixedAccessToken != nil || context.store.snapshot.hasTokens }
+    var restaurantID: String? { context.store.snapshot.restaurantID }
+    var deviceID: String? { context.store.snapshot.deviceID }
+    var scopes: [String] { context.store.snapshot.scopes }
+
+    // MARK: Pairing and consent
+
+    /// `api.pair(scope:deviceName:devicePlatform:appVersion:)`.
+    func pair(scope: String, deviceName: String?, devicePlatform: String?, appVersion: String?) async throws -> Pairing {
+        try await Pairing.start(
+            scope: scope, deviceName: deviceName, devicePlatform: devicePlatform, appVersion: appVersion,
+            context: context)
+    }
+
+    /// `api.resumePairing(_:)`.
+    func resumePairing(_ state: PairingState) throws -> Pairing {
+        try Pairing.resume(state, context: context)
+    }
+
+    /// `api.authorizationURL(redirectURI:scope:prompt:)`.
+    func authorizationURL(redirectURI: String, scope: String, prompt: String?) throws -> URL {
+        try PartnerAuthorization(context: context).authorizationURL(redirectURI: redirectURI, scope: scope, prompt: prompt)
+    }
+
+    /// `api.completeAuthorization(_:)`: the facade then answers with `connection()`.
+    func completeAuthorization(_ url: URL) async throws {
+        try await PartnerAuthorization(context: context).completeAuthorization(url)
+    }
+
+    /// `api.completeAuthorization(parameters:)`: the facade then answers with `connection()`.
+    func completeAuthorization(parameters: [String: String]) async throws {
+        try await PartnerAuthorization(context: context).completeAuthorization(parameters: parameters)
+    }
+
+    /// After `GET /v2/connection`: remembers the device's restaurant, device id and scopes (so `restaurantID` is
+    /// known after a pairing whose token answer did not carry it). Ignored once the tokens are gone, so a late
+    /// answer cannot make an unpaired client look paired again.
+    func remember(_ connection: Connection) async throws {
+        try await context.store.updateAsync { state in
+            guard state.hasTokens else { return }
+            if let restaurant = connection.restaurantId { state.restaurantID = restaurant }
+            if let device = connection.device?.id { state.deviceID = device }
+            if !connection.scopes.isEmpty { state.scopes = connection.scopes }
+        }
+    }
+
+    /// `api.unpair()`: ends the staff session, forgets the connection (event cursors stay) and revokes the
+    /// refresh token, best effort.
+    func unpair(revoke: Bool = true) async throws {
+        staffSessions.end()
+        try await refresher.unpair(revoke: revoke)
+    }
+
+    // MARK: Staff (api.signInStaff, signOutStaff, staff)
+
+    /// After `POST /v2/restaurants/{id}/staff/sessions` answered 201.
+    @discardableResult
+    func staffSignedIn(_ session: StaffSession) -> StaffInfo {
+        staffSessions.begin(session, now: context.clock())
+    }
+
+    /// For `api.signOutStaff(token:)`: forgets the session and returns its token for
+    /// `DELETE /v2/staff/sessions/current` (nil when nobody is signed in).
+    func staffSignedOut() -> String? { staffSessions.end() }
+
+    /// `api.staff`.
+    var staff: StaffInfo? { staffSessions.info(now: context.clock()) }
+
+    // MARK: The pipeline's auth seam
+
+    /// The access token for a request; throws `AuthFailure.notPaired` without tokens.
+    func accessToken() async throws -> String { try await refresher.accessToken() }
+
+    /// After 401 `invalid_token`: a token to retry once with, or nil when the 401 stands.
+    func refresh(afterRejecting rejected: String) async throws -> String? {
+        try await refresher.refresh(afterRejecting: rejected)
+    }
+
+    /// The staff token for `Profirest-Staff-Token`, or nil (no session, or it just ended).
+    func staffToken() -> String? { staffSessions.staffToken(now: context.clock()) }
+
+    /// A request carrying `token` succeeded: extends the idle timeout.
+    func staffRequestSucceeded(token: String) { staffSessions.touch(token: token, now: context.clock()) }
+
+    /// The server rejected `token` (`staff_session_expired`): ends that session, `onStaffExpired` once.
+    func staffRejected(token: String) { staffSessions.rejected(token: token) }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// The identity layer's `OAuthEndpoint` over the client's own `HTTPTransport`.
+///
+/// `/oauth/*` and `/.well-known/*` go to the root of `baseURL` (never to another origin, and over plain http only
+/// to a loopback sandbox: every form here carries a secret). An OAuth error body (RFC 6749 5.2) becomes
+/// `ProfirestOAuthError`; every other failure the pipeline's `ProfirestAPIError` (`network_error`, `timeout`,
+/// a problem+json, `unexpected_redirect`).
+///
+/// No automatic retries here, on purpose: a refresh whose answer was lost may already have spent the single-use
+/// refresh token, and sending it again would be answered `invalid_grant` — an unpairing. The pairing loop waits
+/// out outages itself, and a failed refresh fails only the request that needed it.
+struct OAuthHTTPEndpoint: OAuthEndpoint {
+    let transport: any HTTPTransport
+    let base: Result<APIBase, ProfirestUsageError>
+    let settings: PipelineSettings
+
+    /// Form members whose values are secrets, blanked in any error text the server echoes them in.
+    private static let secretFields = ["refresh_token", "device_code", "code", "code_verifier", "token"]
+
+    func token(form: [String: String], basicAuth: String?) async throws -> TokenResponse {
+        let response = try await send("POST", "/oauth/token", form: form, basicAuth: basicAuth)
+        return try ResponseDecoding.decode(TokenResponse.self, from: response, errors: errors(form, basicAuth))
+    }
+
+    func deviceAuthorization(form: [String: String]) async throws -> DeviceAuthorization {
+        let response = try await send("POST", "/oauth/device_authorization", form: form, basicAuth: nil)
+        return try ResponseDecoding.decode(DeviceAuthorization.self, from: response, errors: errors(form, nil))
+    }
+
+    func revoke(form: [String: String], basicAuth: String?) async throws {
+        _ = try await send("POST", "/oauth/revoke", form: form, basicAuth: basicAuth)
+    }
+
+    func metadata() async throws -> AuthorizationServerMetadata {
+        let response = try await send("GET", "/.well-known/oauth-authorization-server", form: nil, basicAuth: nil)
+        return try ResponseDecoding.decode(AuthorizationServerMetadata.self, from: response, errors: errors([:], nil))
+    }
+
+    private func errors(_ form: [String: String], _ basicAuth: String?) -> ErrorFactory {
+        let secrets = Self.secretFields.compactMap { form[$0] } + [basicAuth].compactMap { $0 }
+        return ErrorFactory(language: settings.language, redaction: Redaction(secrets: secrets))
+    }
+
+    private func send(_ method: String, _ path: String, form: [String: String]?, basicAuth: String?) async throws
+        -> HTTPResponse
+    {
+        let base = try self.base.get()
+        guard base.origin.mayCarryTokens else {
+            throw ProfirestUsageError(
+                "OAuth requests carry secrets and are never sent over plain http to \(base.origin.host); use https "
+                    + "(or a loopback address such as http://127.0.0.1:8080 for the sandbox)")
+        }
+        guard let url = URL(string: base.root + path) else {
+            throw ProfirestUsageError("baseURL \"\(base.root)\" does not make a valid OAuth URL")
+        }
+        var headers = ["Accept": "application/json", "User-Agent": ProfirestApi.userAgent]
+        if let language = settings.language { headers["Accept-Language"] = language }
+        if let basicAuth { headers["Authorization"] = basicAuth }
+        var body: Data?
+        if let form {
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            body = Data(FormEncoding.body(form).utf8)
+        }
+        let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: settings.timeout)
+        let errors = errors(form ?? [:], basicAuth)
+        let response: HTTPResponse
+        do {
+            if transport is BoundsEachAttempt {
+                response = try await transport.send(request)
+            } else {
+                response = try await AttemptDeadline.run(timeout: settings.timeout, timer: settings.attemptTimer) {
+                    [transport] in try await transport.send(request)
+                }
+            }
+        } catch {
+            if Task.isCancelled || error is CancellationError { throw CancellationError() }
+            throw error is AttemptDeadline.Expired
+                ? errors.make(ErrorCode.timeout, detail: "no complete answer from \(path) within \(settings.timeout) s")
+                : errors.fromTransport(error)
+        }
+        switch response.status {
+        case 200..<300:
+            return response
+        case 300..<400:
+            throw errors.redirect(response)
+        default:
+            if let oauth = Self.oauthError(in: response, redaction: errors.redaction) { throw oauth }
+            throw errors.fromResponse(response, now: settings.clock())
+        }
+    }
+
+    /// `{"error": "...", "error_description": "..."}`; nil for any other body (a problem+json, an HTML page).
+    static func oauthError(in response: HTTPResponse, redaction: Redaction) -> ProfirestOAuthError? {
+        guard let body = ErrorFactory.problem(in: response), body["code"] == nil,
+            let error = body["error"]?.stringValue, !error.isEmpty
+        else { return nil }
+        return ProfirestOAuthError(error: error, detail: body["error_description"]?.stringValue.map(redaction.scrub))
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// A partner application's connection with the restaurant owner's consent: authorization code + PKCE S256,
+/// with the callback checked by `state` and `iss` (RFC 9207) before the code is exchanged.
+///
+/// The verifier and state wait in the storage between the redirect and the callback (`pending_consent`), so a
+/// server can finish the consent in another process, and a device app after it was relaunched. One storage key
+/// holds one consent in progress and one connection: a new `authorizationURL` replaces the previous consent.
+struct PartnerAuthorization: Sendable {
+    let context: IdentityContext
+
+    /// Builds `<baseURL>/oauth/authorize?…` and remembers the consent it starts.
+    func authorizationURL(redirectURI: String, scope: String, prompt: String? = nil) throws -> URL {
+        let client = try context.client(for: "authorizationURL(redirectURI:scope:prompt:)")
+        guard !redirectURI.isEmpty else {
+            throw ProfirestUsageError(
+                "authorizationURL needs the redirectURI registered for your client, e.g. \"myapp://profirest\".")
+        }
+        let pkce = PKCE.make()
+        let state = PKCE.makeState()
+        var query: [(String, String)] = [
+            ("response_type", "code"), ("client_id", client.clientID), ("redirect_uri", redirectURI),
+            ("scope", scope), ("state", state), ("code_challenge", pkce.challenge),
+            ("code_challenge_method", PKCE.method),
+        ]
+        if let prompt, !prompt.isEmpty { query.append(("prompt", prompt)) }
+        let encoded = query.map { FormEncoding.percentEncode($0.0) + "=" + FormEncoding.percentEncode($0.1) }
+        var base = context.baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        guard let url = URL(string: base + "/oauth/authorize?" + encoded.joined(separator: "&")) else {
+            throw ProfirestUsageError("baseURL \"\(base)\" does not make a valid authorization URL; pass an https address.")
+        }
+        let consent = PendingConsent(
+            state: state, codeVerifier: pkce.verifier, redirectURI: redirectURI, scope: scope,
+            createdAt: context.clock())
+        try context.store.update { $0.pendingConsent = consent }
+        return url
+    }
+
+    /// The callback URL the browser was sent to (its query, or a fragment if the query is empty).
+    func completeAuthorization(_ url: URL) async throws {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        var items = components?.percentEncodedQueryItems ?? []
+        if items.isEmpty, let fragment = components?.percentEncodedFragment {
+            items = URLComponents(string: "?" + fragment)?.percentEncodedQueryItems ?? []
+        }
+        var parameters: [String: String] = [:]
+        for item in items {
+            // Form decoding: `+` is a space in a query written by a form encoder.
+            let value = (item.value ?? "").replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            parameters[item.name.removingPercentEncoding ?? item.name] = value
+        }
+        try await completeAuthorization(parameters: parameters)
+    }
+
+    /// The callback's parameters (`code`, `state`, `iss`, or `error`), e.g. from a server route.
+    func completeAuthorization(parameters: [String: String]) async throws {
+        let client = try context.client(for: "completeAuthorization")
+        guard let pending = try context.store.read().pendingConsent else {
+            throw ProfirestOAuthError(
+                error: "invalid_state",
+                detail: "No consent is in progress under this storage key; call authorizationURL first, "
+                    + "with the same storage key as here.")
+        }
+        guard let state = parameters["state"], Self.constantTimeEqual(state, pending.state) else {
+            // Not our callback (forged, or for another consent): keep ours waiting for the real one.
+            throw ProfirestOAuthError(
+                error: "invalid_state", detail: "The callback's state does not match the consent in progress.")
+        }
+        let metadata = try await context.endpoint.metadata()
+        if let iss = parameters["iss"] {
+            guard iss == metadata.issuer else {
+                try await clearPending()
+                throw ProfirestOAuthError(
+                    error: "invalid_issuer",
+                    detail: "The callback comes from the issuer \(iss), not \(metadata.issuer).")
+            }
+        } else if metadata.authorizationResponseIssParameterSupported {
+            try await clearPending()
+            throw ProfirestOAuthError(
+                error: "invalid_issuer", detail: "The callback carries no iss, which this server always sends.")
+        }
+        if let error = parameters["error"] {
+            try await clearPending()
+            throw ProfirestOAuthError(error: error, detail: parameters["error_description"])
+        }
+        guard let code = parameters["code"], !code.isEmpty else {
+            throw ProfirestOAuthError(error: "invalid_request", detail: "The callback carries neither code nor error.")
+        }
+        let form = client.form([
+            "grant_type": "authorization_code", "code": code, "redirect_uri": pending.redirectURI,
+            "code_verifier": pending.codeVerifier,
+        ])
+        let response: TokenResponse
+        do {
+            response = try await context.endpoint.token(form: form, basicAuth: client.basicAuth)
+        } catch let error as ProfirestOAuthError {
+            // The code is single-use and now spent: this consent is over.
+            try await clearPending()
+            throw error
+        }
+        // A network failure above leaves the consent in place, so the same callback can be completed again.
+        let clock = context.clock
+        try await context.store.replaceConnection { stored in
+            stored.forgetConnection()
+            stored.apply(response, now: clock())
+        }
+    }
+
+    private func clearPending() async throws {
+        try await context.store.updateAsync { $0.pendingConsent = nil }
+    }
+
+    /// Compares without an early exit, so the time taken does not reveal how much of a guess was right.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for i in 0..<x.count { difference |= x[i] ^ y[i] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// Hands the request pipeline a valid access token and renews it — once, however many requests ask at the same
+/// time, and once across processes that share the storage.
+///
+/// - Concurrent callers during a refresh await the same in-flight task.
+/// - A token is renewed `refreshMargin` before it expires, and after a 401 `invalid_token` only when the rejected
+///   token is still the current one (otherwise the newer one is returned without a request).
+/// - The refresh runs inside the storage lock and re-reads the state there: when another process has already
+///   rotated the tokens, its fresh token is adopted without a request (`RefreshStep`).
+/// - `invalid_grant` deletes the tokens, calls `onUnpaired` and fails with `AuthFailure.notPaired`;
+///   `invalid_client` / `unauthorized_client` and network failures keep the tokens and are thrown as they are.
+/// - A storm guard allows at most `stormLimit` refreshes per `stormWindow`.
+/// - The generation counter of the `StateStore` makes a refresh that raced with `unpair()` or a new pairing lose:
+///   its result is never written, and callers get the state that won.
+/// - A fixed access token is returned as it is and never refreshed.
+actor TokenRefresher {
+    struct Settings: Sendable {
+        /// nil when the client has no client_id: only a fixed token can work then.
+        var client: OAuthClient?
+        var fixedAccessToken: String?
+        var refreshMargin: TimeInterval = 60
+        var stormLimit: Int = 5
+        var stormWindow: TimeInterval = 60
+    }
+
+    private let store: StateStore
+    private let endpoint: any OAuthEndpoint
+    private let settings: Settings
+    private let clock: @Sendable () -> Date
+    private let onUnpaired: (@Sendable () -> Void)?
+    private var inFlight: Task<String, Error>?
+    private var refreshTimes: [Date] = []
+
+    init(
+        store: StateStore, endpoint: any OAuthEndpoint, settings: Settings,
+        clock: @escaping @Sendable () -> Date = { Date() }, onUnpaired: (@Sendable () -> Void)? = nil
+    ) {
+        self.store = store
+        self.endpoint = endpoint
+        self.settings = settings
+        self.clock = clock
+        self.onUnpaired = onUnpaired
+    }
+
+    /// A token to send now: the stored one while fresh, otherwise a renewed one.
+    /// Throws `AuthFailure.notPaired` when there are no tokens.
+    func accessToken() async throws -> String {
+        if let fixed = settings.fixedAccessToken { return fixed }
+        var state = store.snapshot
+        if !state.hasTokens {
+            // Slow path only: surfaces a corrupt document as its error, and sees a pairing made by another process.
+            state = try store.read()
+            guard state.hasTokens else { throw AuthFailure.notPaired }
+        }
+        if let token = state.accessToken, RefreshStep.isFresh(state, now: clock(), margin: settings.refreshMargin) {
+            return token
+        }
+        return try await refreshShared(replacing: state.accessToken)
+    }
+
+    /// After a 401 `invalid_token` for `rejected`: a newer token to retry with, or nil when there is none to get
+    /// (a fixed token) and the 401 stands.
+    func refresh(afterRejecting rejected: String) async throws -> String? {
+        if settings.fixedAccessToken != nil { return nil }
+        var state = store.snapshot
+        if !state.hasTokens {
+            state = try store.read()
+            guard state.hasTokens else { throw AuthFailure.notPaired }
+        }
+        if let token = state.accessToken, token != rejected,
+            RefreshStep.isFresh(state, now: clock(), margin: settings.refreshMargin)
+        {
+            return token
+        }
+        return try await refreshShared(replacing: rejected)
+    }
+
+    /// Forgets the connection locally (tokens, restaurant, device, pending consent; event cursors stay), then
+    /// revokes the refresh token when `revoke` is set — best effort, so an unpair works offline too. Bumps the
+    /// generation first, so a refresh in flight is discarded instead of bringing the tokens back.
+    func unpair(revoke: Bool = true) async throws {
+        store.bumpGeneration()
+        // Read inside the lock: another process may have rotated the refresh token since our last look.
+        let refreshToken = try await store.updateAsync { state -> String? in
+            let current = state.refreshToken
+            state.forgetConnection()
+            return current
+        }
+        if revoke, let refreshToken, let client = settings.client {
+            let form = client.form(["token": refreshToken, "token_type_hint": "refresh_token"])
+            try? await endpoint.revoke(form: form, basicAuth: client.basicAuth)
+        }
+    }
+
+    private func refreshShared(replacing old: String?) async throws -> String {
+        if let running = inFlight { return try await running.value }
+        let task = Task { try await self.performRefresh(replacing: old) }
+        inFlight = task
+        defer { if inFlight == task { inFlight = nil } }
+        return try await task.value
+    }
+
+    private func performRefresh(replacing old: String?) async throws -> String {
+        guard let client = settings.client else {
+            throw ProfirestUsageError(
+                "The stored tokens can only be renewed with the client_id they were issued to: pass clientID in "
+                    + "the options (or a fixed accessToken, which is never renewed).")
+        }
+        let generation = store.generation
+        let step = RefreshStep(
+            store: store, endpoint: endpoint, client: client, margin: settings.refreshMargin, clock: clock,
+            replacing: old, generation: generation, limit: stormGuard())
+        let outcome = try await store.exclusive { try step.run($0) }
+        // The actor was released during the await: re-check that the connection is still the one we refreshed.
+        switch outcome {
+        case .refreshed(let token):
+            refreshTimes.append(clock())
+            if store.generation == generation { return token }
+            return try tokenAfterChange(replacing: old)
+        case .adopted(let token):
+            if store.generation == generation { return token }
+            return try tokenAfterChange(replacing: old)
+        case .discarded:
+            return try tokenAfterChange(replacing: old)
+        case .lost:
+            store.bumpGeneration()
+            onUnpaired?()
+            throw AuthFailure.notPaired
+        }
+    }
+
+    /// The connection changed under a refresh: use the winner's token if it stored a usable one.
+    private func tokenAfterChange(replacing old: String?) throws -> String {
+        let state = store.snapshot
+        if let token = state.accessToken, token != old,
+            RefreshStep.isFresh(state, now: clock(), margin: settings.refreshMargin)
+        {
+            return token
+        }
+        throw AuthFailure.notPaired
+    }
+
+    /// nil while another refresh is allowed; otherwise the failure to throw instead of a request.
+    private func stormGuard() -> AuthFailure? {
+        let now = clock()
+        refreshTimes.removeAll { now.timeIntervalSince($0) >= settings.stormWindow }
+        guard refreshTimes.count >= settings.stormLimit, let oldest = refreshTimes.first else { return nil }
+        let wait = max(1, Int((settings.stormWindow - now.timeIntervalSince(oldest)).rounded(.up)))
+        return .refreshLimit(count: refreshTimes.count, window: Int(settings.stormWindow), retryAfter: wait)
+    }
+}

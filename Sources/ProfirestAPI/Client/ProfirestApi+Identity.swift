@@ -1,0 +1,110 @@
+import Foundation
+
+// Pairing (RFC 8628), partner consent (code + PKCE), the connection's state and unpairing: the facade forwards to
+// `Identity` (Auth/), which keeps its state in the `storage` under `storageKey`.
+
+extension ProfirestApi {
+    /// Builds the identity layer from the options: its OAuth calls go through the same transport and settings as
+    /// every request, and its `onUnpaired` gets the same `not_paired` error the failing requests throw.
+    static func makeIdentity(
+        options: ProfirestOptions, base: Result<APIBase, ProfirestUsageError>, transport: any HTTPTransport,
+        settings: PipelineSettings
+    ) -> Identity {
+        let endpoint = OAuthHTTPEndpoint(transport: transport, base: base, settings: settings)
+        // An unusable baseURL is reported by the first call (see `base`); the identity needs some URL meanwhile.
+        let root = (try? base.get()).flatMap { URL(string: $0.root) } ?? URL(string: "https://api.mujprofirest.cz")!
+        let context = IdentityContext(
+            store: StateStore(storage: options.storage, key: options.effectiveStorageKey), endpoint: endpoint,
+            clientID: options.clientID, clientSecret: options.clientSecret, baseURL: root, clock: settings.clock,
+            sleep: settings.sleep)
+        let errors = ErrorFactory(language: options.language, redaction: Redaction(secrets: []))
+        var onUnpaired: (@Sendable () -> Void)?
+        if let handler = options.onUnpaired {
+            onUnpaired = { handler(IdentityAuthorizer.notPaired(errors)) }
+        }
+        return Identity(
+            context: context, fixedAccessToken: options.accessToken, refreshMargin: options.refreshMargin,
+            onUnpaired: onUnpaired, onStaffExpired: options.onStaffExpired)
+    }
+
+    // MARK: State
+
+    /// True when requests can be authorized: stored tokens, or a fixed `accessToken`. Synchronous.
+    /// Usage: `if !api.isPaired { try await pairDevice() }`
+    public var isPaired: Bool { identity.isPaired }
+
+    /// The paired device's restaurant; nil for a partner connection, or until `connection()` told it.
+    /// Usage: `guard let rid = api.restaurantID else { return }`
+    public var restaurantID: String? { identity.restaurantID }
+
+    /// The paired device's id, e.g. `dev_7Q2M`. Usage: `print(api.deviceID ?? "-")`
+    public var deviceID: String? { identity.deviceID }
+
+    /// The granted scopes. Usage: `api.scopes.contains("attendance:punch")`
+    public var scopes: [String] { identity.scopes }
+
+    // MARK: Pairing a device (RFC 8628)
+
+    /// Starts pairing this device: show `userCode`, then `try await pairing.connected()`. Needs `clientID`
+    /// (else `ProfirestUsageError`); `devicePlatform` defaults to the platform this runs on.
+    /// Usage: `let pairing = try await api.pair(scope: "kitchen:read", deviceName: "KDS", appVersion: "2.3.0")`
+    public func pair(
+        scope: String, deviceName: String? = nil, devicePlatform: String? = nil, appVersion: String? = nil
+    ) async throws -> Pairing {
+        _ = try base.get()
+        return try await identity.pair(
+            scope: scope, deviceName: deviceName, devicePlatform: devicePlatform, appVersion: appVersion)
+    }
+
+    /// Continues a pairing from its saved `pairing.state` (e.g. after the app was terminated).
+    /// Usage: `let pairing = try api.resumePairing(savedState)`
+    public func resumePairing(_ state: PairingState) throws -> Pairing {
+        _ = try base.get()
+        return try identity.resumePairing(state)
+    }
+
+    /// `GET /v2/connection`; remembers the device's restaurant, device id and scopes for the synchronous readers.
+    /// Usage: `if api.restaurantID == nil { _ = try? await api.connection() }`
+    @discardableResult
+    public func connection() async throws -> Connection {
+        let connection: Connection = try await get("/connection")
+        try await identity.remember(connection)
+        return connection
+    }
+
+    /// Forgets the pairing here (tokens, restaurant, device, a consent in progress; event cursors stay), ends the
+    /// staff session, and revokes the refresh token on the server — best effort, so it works offline too.
+    /// `onUnpaired` is not called: you asked for it. Usage: `await api.unpair()`
+    public func unpair() async {
+        // Non-throwing as the reference shows it: the server side is best effort anyway, and a storage that
+        // cannot be written surfaces with its error on the next read of the state.
+        try? await identity.unpair(revoke: true)
+    }
+
+    // MARK: Partner consent (authorization code + PKCE S256, RFC 9207)
+
+    /// The consent page's address; the PKCE verifier and state wait in the storage until the callback.
+    /// Usage: `let url = try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "orders:read")`
+    public func authorizationURL(redirectURI: String, scope: String, prompt: String? = nil) throws -> URL {
+        _ = try base.get()
+        return try identity.authorizationURL(redirectURI: redirectURI, scope: scope, prompt: prompt)
+    }
+
+    /// Finishes the consent from the callback URL: checks `state` and `iss`, exchanges the code for tokens, and
+    /// answers with the new connection. Usage: `let connection = try await api.completeAuthorization(callbackURL)`
+    @discardableResult
+    public func completeAuthorization(_ callbackURL: URL) async throws -> Connection {
+        _ = try base.get()
+        try await identity.completeAuthorization(callbackURL)
+        return try await connection()
+    }
+
+    /// Finishes the consent from the callback's parameters (`code`, `state`, `iss` or `error`), e.g. on a server.
+    /// Usage: `try await api.completeAuthorization(parameters: ["code": c, "state": s, "iss": i])`
+    @discardableResult
+    public func completeAuthorization(parameters: [String: String]) async throws -> Connection {
+        _ = try base.get()
+        try await identity.completeAuthorization(parameters: parameters)
+        return try await connection()
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+// The employee signed in on a register: the staff token stays in memory (`StaffSessions`), goes out as
+// Profirest-Staff-Token with `staff: .auto` / `.required`, and ends with inactivity.
+
+extension ProfirestApi {
+    /// Signs an employee in with a PIN or a card (`POST /v2/restaurants/{id}/staff/sessions`); later requests
+    /// carry their token. A shared PIN throws `staff_ambiguous` with `candidates`: set `employeeId` and call again.
+    /// Usage: `try await api.signInStaff(restaurantID: rid, credential: StaffCredential(method: "pin", secret: pin))`
+    @discardableResult
+    public func signInStaff(restaurantID: String, credential: StaffCredential) async throws -> StaffSession {
+        // staff: .none — a sign-in must not carry the previous employee's token.
+        let session: StaffSession = try await post(
+            "/restaurants/\(restaurantID)/staff/sessions", body: credential, options: .init(staff: .none))
+        identity.staffSignedIn(session)
+        return session
+    }
+
+    /// Signs the employee out: forgets the session here at once, then tells the server
+    /// (`DELETE /v2/staff/sessions/current`), best effort. With `token`, signs out that session instead.
+    /// Usage: `await api.signOutStaff()`
+    public func signOutStaff(token: String? = nil) async {
+        let ended: String?
+        if let token {
+            identity.staffSessions.end(token: token)
+            ended = token
+        } else {
+            ended = identity.staffSignedOut()
+        }
+        guard let ended else { return }
+        // Best effort: the session ends by itself on the server after its idle timeout anyway.
+        _ = try? await send("DELETE", "/staff/sessions/current", options: .init(staff: .token(ended), retries: 0))
+    }
+
+    /// The signed-in employee (never their token); nil when nobody is, or the session has ended.
+    /// Usage: `if let staff = api.staff { title = staff.name }`
+    public var staff: StaffInfo? { identity.staff }
+}

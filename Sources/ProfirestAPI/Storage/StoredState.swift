@@ -1,0 +1,98 @@
+import Foundation
+
+/// The state document one connection keeps in its `TokenStorage`, as JSON under the key
+/// `profirest-api:<client_id>` (or the `storageKey` option).
+///
+/// Every Profirest library reads and writes the same keys, so a token file can move between a Swift service and,
+/// say, a Python tool of the same connection:
+///
+/// | key               | JSON type        | meaning |
+/// |-------------------|------------------|---------|
+/// | `version`         | integer          | document format, 1 |
+/// | `access_token`    | string           | the current access token |
+/// | `refresh_token`   | string           | the refresh token (single-use for public clients) |
+/// | `expires_at`      | string, RFC 3339 | when the access token expires |
+/// | `token_type`      | string           | always `Bearer` |
+/// | `scopes`          | array of strings | the granted scopes |
+/// | `restaurant_id`   | string           | a paired device's restaurant |
+/// | `device_id`       | string           | a paired device's id |
+/// | `pending_consent` | object           | a partner consent between redirect and callback: `state`, `code_verifier`, `redirect_uri`, `scope`, `created_at` (RFC 3339) |
+/// | `events_cursor`   | object           | event feed cursors, `events_cursor[:restaurant][:types]` → cursor (see ``cursorKey(restaurantID:types:)``) |
+///
+/// Keys this library does not know are kept as they are when the document is written back: another library
+/// sharing the storage may have put them there. A missing key means "none"; `null` is read the same way.
+///
+/// ```swift
+/// var state = StoredState(); state.accessToken = "at_1"; let json = try state.encoded()
+/// ```
+struct StoredState: Sendable, Equatable {
+    /// The format this library writes.
+    static let currentVersion = 1
+
+    var version: Int = StoredState.currentVersion
+    var accessToken: String?
+    var refreshToken: String?
+    var expiresAt: Date?
+    var tokenType: String?
+    var scopes: [String] = []
+    var restaurantID: String?
+    var deviceID: String?
+    var pendingConsent: PendingConsent?
+    var eventsCursor: [String: String] = [:]
+    /// Members written by someone else, carried through untouched.
+    var unknown: [String: JSONValue] = [:]
+
+    init() {}
+
+    /// True when requests can be authorized: an access token or a refresh token to get one.
+    var hasTokens: Bool { accessToken != nil || refreshToken != nil }
+
+    /// Forgets everything that ties the storage to a pairing or a connection.
+    ///
+    /// Event cursors stay: they are keyed by restaurant, are no credential, and keeping them lets a device that is
+    /// paired again to the same restaurant continue the feed where it stopped instead of skipping to its end
+    /// (an outdated cursor is answered with `cursor_expired`, which the feed reader already handles).
+    mutating func forgetConnection() {
+        accessToken = nil
+        refreshToken = nil
+        expiresAt = nil
+        tokenType = nil
+        scopes = []
+        restaurantID = nil
+        deviceID = nil
+        pendingConsent = nil
+    }
+
+    /// Stores a token answer. A missing `refresh_token` keeps the one we have: the server leaves it out when
+    /// the old one stays valid, and dropping it would unpair the device at the next expiry.
+    mutating func apply(_ response: TokenResponse, now: Date) {
+        accessToken = response.accessToken
+        if let refresh = response.refreshToken { refreshToken = refresh }
+        expiresAt = now.addingTimeInterval(TimeInterval(response.expiresIn))
+        tokenType = response.tokenType
+        let granted = response.scope.split(separator: " ").map(String.init)
+        if !granted.isEmpty { scopes = granted }
+        if let restaurant = response.restaurantId { restaurantID = restaurant }
+        if let device = response.deviceId { deviceID = device }
+    }
+
+    /// The `events_cursor` key of a feed: `events_cursor[:restaurant][:types]`, types sorted and comma-joined so
+    /// the same subscription finds its cursor whatever order the app lists them in.
+    /// Usage: `StoredState.cursorKey(restaurantID: "11", types: ["order.created"])`
+    static func cursorKey(restaurantID: String?, types: [String]) -> String {
+        var key = "events_cursor"
+        if let restaurantID, !restaurantID.isEmpty { key += ":" + restaurantID }
+        let sorted = types.filter { !$0.isEmpty }.sorted()
+        if !sorted.isEmpty { key += ":" + sorted.joined(separator: ",") }
+        return key
+    }
+}
+
+/// A partner consent that was started by `authorizationURL` and waits for its callback.
+struct PendingConsent: Sendable, Equatable {
+    var state: String
+    var codeVerifier: String
+    var redirectURI: String
+    var scope: String
+    var createdAt: Date
+}

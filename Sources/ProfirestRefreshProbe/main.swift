@@ -1,0 +1,76 @@
+// ProfirestRefreshProbe — a helper for the cross-process tests and the bench, not a product.
+//
+// One process of several that share one token file:
+//
+//   ProfirestRefreshProbe calls --base URL --file PATH --client ID --calls N
+//       makes N concurrent GET /v2/connection and prints {"ok": n, "errors": {"code": n}, "paired": bool, "ms": t}
+//   ProfirestRefreshProbe hold-lock --file PATH --seconds S
+//       takes the file's lock, prints {"locked": true}, and sleeps holding it (a test kills it with SIGKILL there)
+//
+// It never prints a token: only counts, error codes and times.
+import Foundation
+import ProfirestAPI
+
+func emit(_ object: [String: Any]) {
+    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+}
+
+func argument(_ name: String, _ fallback: String? = nil) -> String {
+    let args = CommandLine.arguments
+    if let i = args.firstIndex(of: "--" + name), i + 1 < args.count { return args[i + 1] }
+    if let fallback { return fallback }
+    FileHandle.standardError.write(Data("missing --\(name)\n".utf8))
+    exit(2)
+}
+
+func calls() async {
+    let api = ProfirestApi(options: .init(
+        baseURL: argument("base"), clientID: argument("client"), language: "en",
+        storage: FileTokenStorage(path: argument("file")), timeout: 20))
+    let count = Int(argument("calls", "5")) ?? 5
+    let start = Date()
+    let outcomes = await withTaskGroup(of: String.self) { group in
+        for _ in 0..<count {
+            group.addTask {
+                do {
+                    try await api.get("/connection")
+                    return "ok"
+                } catch let e as ProfirestAPIError {
+                    return e.code
+                } catch {
+                    return String(describing: type(of: error))
+                }
+            }
+        }
+        return await group.reduce(into: [String]()) { $0.append($1) }
+    }
+    var errors: [String: Int] = [:]
+    for outcome in outcomes where outcome != "ok" { errors[outcome, default: 0] += 1 }
+    emit([
+        "ok": outcomes.filter { $0 == "ok" }.count, "errors": errors, "paired": api.isPaired,
+        "ms": Int(Date().timeIntervalSince(start) * 1000),
+    ])
+}
+
+func holdLock() {
+    let storage = FileTokenStorage(path: argument("file"))
+    let seconds = Double(argument("seconds", "30")) ?? 30
+    do {
+        try storage.withLock("probe") {
+            emit(["locked": true])
+            Thread.sleep(forTimeInterval: seconds)
+        }
+    } catch {
+        emit(["locked": false, "error": String(describing: type(of: error))])
+        exit(1)
+    }
+}
+
+switch CommandLine.arguments.dropFirst().first {
+case "calls": await calls()
+case "hold-lock": holdLock()
+default:
+    FileHandle.standardError.write(Data("usage: ProfirestRefreshProbe calls|hold-lock …\n".utf8))
+    exit(2)
+}

@@ -1,0 +1,161 @@
+import XCTest
+@testable import ProfirestAPI
+
+final class IdentityTests: XCTestCase {
+    private let clock = VirtualClock()
+
+    private func identity(
+        _ endpoint: ScriptedEndpoint, storage: any TokenStorage = MemoryTokenStorage(), fixed: String? = nil,
+        onUnpaired: (@Sendable () -> Void)? = nil
+    ) -> Identity {
+        endpoint.deviceAnswer = DeviceAuthorization(
+            deviceCode: "dc_secret", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/zarizeni",
+            verificationUriComplete: "", expiresIn: 600, interval: 5)
+        let clock = self.clock
+        let context = IdentityContext(
+            store: StateStore(storage: storage, key: StateStore.defaultKey(clientID: "profirest-pos")),
+            endpoint: endpoint, clientID: "profirest-pos", clock: clock.function,
+            sleep: { seconds in clock.advance(seconds) })
+        return Identity(context: context, fixedAccessToken: fixed, onUnpaired: onUnpaired)
+    }
+
+    func testPairingMakesTheSynchronousStateReadable() async throws {
+        let endpoint = ScriptedEndpoint([.tokens(.sample("at_1", refresh: "rt_1"))])
+        let storage = MemoryTokenStorage()
+        let id = identity(endpoint, storage: storage)
+        XCTAssertFalse(id.isPaired)
+        XCTAssertNil(id.restaurantID)
+        let pairing = try await id.pair(scope: "restaurants:read", deviceName: "Pokladna", devicePlatform: nil, appVersion: nil)
+        XCTAssertEqual(pairing.verificationURIComplete, "https://admin.example/zarizeni")  // falls back to the plain URI
+        try await pairing.connected()
+        XCTAssertTrue(id.isPaired)
+        XCTAssertEqual(id.restaurantID, "11")
+        XCTAssertEqual(id.deviceID, "dev_7Q2M")
+        XCTAssertEqual(id.scopes, ["restaurants:read", "attendance:punch"])
+        XCTAssertNotNil(try storage.get("profirest-api:profirest-pos"))
+        let token = try await id.accessToken()
+        XCTAssertEqual(token, "at_1")
+        // One device authorization and one token request: the fresh token needed no refresh.
+        XCTAssertEqual(endpoint.allForms.filter { $0["grant_type"] != nil }.count, 1)
+    }
+
+    func testConnectionAnswerIsRememberedButNotAfterUnpair() async throws {
+        let endpoint = ScriptedEndpoint([.tokens(TokenResponse(accessToken: "at_1", tokenType: "Bearer", expiresIn: 1800, scope: ""))])
+        let id = identity(endpoint)
+        let pairing = try await id.pair(scope: "restaurants:read", deviceName: nil, devicePlatform: nil, appVersion: nil)
+        try await pairing.connected()
+        XCTAssertNil(id.restaurantID)
+        let connection = Connection(
+            clientId: "profirest-pos", kind: "device", restaurantId: "11", restaurants: [], scopes: ["restaurants:read"],
+            device: nil)
+        try await id.remember(connection)
+        XCTAssertEqual(id.restaurantID, "11")
+        XCTAssertEqual(id.scopes, ["restaurants:read"])
+        try await id.unpair(revoke: false)
+        try await id.remember(connection)
+        XCTAssertFalse(id.isPaired)
+        XCTAssertNil(id.restaurantID)
+    }
+
+    func testUnpairEndsTheStaffSessionAndForgetsTheConnection() async throws {
+        let endpoint = ScriptedEndpoint([.tokens(.sample("at_1", refresh: "rt_1"))])
+        let id = identity(endpoint)
+        try await id.pair(scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil).connected()
+        id.staffSignedIn(StaffSession(
+            token: "st_1", employee: StaffEmployee(id: "emp_1", name: "Jana", role: "manager"), restaurantId: "11",
+            idleTimeoutSeconds: 300, maxExpiresAt: clock.now.addingTimeInterval(3600)))
+        XCTAssertEqual(id.staff?.employeeID, "emp_1")
+        XCTAssertEqual(id.staffToken(), "st_1")
+        try await id.unpair()
+        XCTAssertNil(id.staff)
+        XCTAssertNil(id.staffToken())
+        XCTAssertFalse(id.isPaired)
+        XCTAssertEqual(endpoint.revoked.first?["token"], "rt_1")
+        do {
+            _ = try await id.accessToken()
+            XCTFail("expected not paired")
+        } catch { XCTAssertEqual(error as? AuthFailure, .notPaired) }
+    }
+
+    func testStaffSeamExtendsAndRejects() {
+        let expired = InfoLog()
+        let endpoint = ScriptedEndpoint()
+        endpoint.deviceAnswer = nil
+        let clock = self.clock
+        let id = Identity(
+            context: IdentityContext(
+                store: StateStore(storage: MemoryTokenStorage(), key: "k"), endpoint: endpoint, clientID: "profirest-pos",
+                clock: clock.function),
+            onStaffExpired: { expired.record($0) })
+        id.staffSignedIn(StaffSession(
+            token: "st_1", employee: StaffEmployee(id: "emp_1", name: "Jana", role: "manager"), restaurantId: "11",
+            idleTimeoutSeconds: 300, maxExpiresAt: clock.now.addingTimeInterval(3600)))
+        clock.advance(250)
+        id.staffRequestSucceeded(token: "st_1")
+        clock.advance(250)
+        XCTAssertEqual(id.staffToken(), "st_1")
+        id.staffRejected(token: "st_1")
+        XCTAssertNil(id.staffToken())
+        XCTAssertEqual(expired.all.count, 1)
+        XCTAssertNil(id.staffSignedOut())
+    }
+
+    func testFixedTokenCountsAsPaired() async throws {
+        let id = identity(ScriptedEndpoint(), fixed: "at_fixed")
+        XCTAssertTrue(id.isPaired)
+        let token = try await id.accessToken()
+        XCTAssertEqual(token, "at_fixed")
+    }
+
+    func testCorruptStateIsReportedByTheTokenPath() async throws {
+        let storage = MemoryTokenStorage()
+        try storage.set("profirest-api:profirest-pos", "not json at_secret")
+        let id = identity(ScriptedEndpoint(), storage: storage)
+        XCTAssertFalse(id.isPaired)
+        do {
+            _ = try await id.accessToken()
+            XCTFail("expected a storage error")
+        } catch let e as StorageError {
+            XCTAssertEqual(e.kind, .corrupt)
+            XCTAssertFalse(e.description.contains("at_secret"))
+        }
+    }
+}
+
+final class IdentityRedactionTests: XCTestCase {
+    func testNoSecretInDescriptionsOrDumps() async throws {
+        let clock = VirtualClock()
+        let endpoint = ScriptedEndpoint([.tokens(.sample("at_secret_access", refresh: "rt_secret_refresh"))])
+        endpoint.deviceAnswer = DeviceAuthorization(
+            deviceCode: "dc_secret_device", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/z",
+            verificationUriComplete: "https://admin.example/z?code=KXCB-TQPW", expiresIn: 600, interval: 5)
+        let store = StateStore(storage: MemoryTokenStorage(), key: "profirest-api:moje-aplikace")
+        let context = IdentityContext(
+            store: store, endpoint: endpoint, clientID: "moje-aplikace", clientSecret: "cs_secret_client",
+            clock: clock.function, sleep: { clock.advance($0) })
+        let id = Identity(context: context, fixedAccessToken: nil)
+        let pairing = try await id.pair(scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil)
+        try await pairing.connected()
+        _ = try id.authorizationURL(redirectURI: "app://cb", scope: "a", prompt: nil)
+        id.staffSignedIn(StaffSession(
+            token: "st_secret_staff", employee: StaffEmployee(id: "emp_1", name: "Jana", role: "manager"),
+            restaurantId: "11", idleTimeoutSeconds: 300, maxExpiresAt: clock.now.addingTimeInterval(3600)))
+        let state = try store.read()
+        let verifier = try XCTUnwrap(state.pendingConsent?.codeVerifier)
+        let fixed = Identity(context: context, fixedAccessToken: "at_secret_fixed")
+
+        var texts = [String(describing: state), String(reflecting: state), "\(pairing)", String(describing: context)]
+        for subject in [state as Any, pairing, id, fixed, context, store, id.staffSessions] {
+            var out = ""
+            dump(subject, to: &out)
+            texts.append(out)
+        }
+        for text in texts {
+            for secret in ["at_secret_access", "rt_secret_refresh", "dc_secret_device", "cs_secret_client",
+                           "st_secret_staff", "at_secret_fixed", verifier] {
+                XCTAssertFalse(text.contains(secret), "\(secret) leaked in: \(text)")
+            }
+        }
+        XCTAssertTrue(texts.joined().contains("KXCB-TQPW"))
+    }
+}
