@@ -27,6 +27,7 @@ public struct Generator: Sendable {
             "Models.swift": ModelsWriter(declarations: declarations).write(header: Self.header),
             "ErrorCode.swift": try ErrorCodeWriter(contract: contract).write(header: Self.header),
             "Operations.swift": try OperationsWriter(contract: contract).write(header: Self.header),
+            "TypedOperations.swift": try TypedOperationsWriter(contract: contract).write(header: Self.header),
         ]
     }
 

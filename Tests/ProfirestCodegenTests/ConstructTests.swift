@@ -136,3 +136,25 @@ final class ConstructTests: XCTestCase {
         XCTAssertTrue(operations.contains("responses: [201: \"Thing\"], scopes: [\"things:write\"]"))
     }
 }
+
+/// The typed layer's names and what it leaves to the client's own methods.
+final class TypedOperationNamingTests: XCTestCase {
+    func testMethodNamesDropTheTag() {
+        XCTAssertEqual(TypedOperationsWriter.methodName("createAttendancePunch", tag: "Attendance"), "createPunch")
+        XCTAssertEqual(TypedOperationsWriter.methodName("listOrders", tag: "Orders"), "list")
+        XCTAssertEqual(TypedOperationsWriter.methodName("changeDeliveryStatus", tag: "Deliveries"), "changeStatus")
+        XCTAssertEqual(TypedOperationsWriter.methodName("createQuote", tag: "Orders"), "createQuote")
+        XCTAssertEqual(TypedOperationsWriter.label("restaurant_id"), "restaurantID")
+        XCTAssertEqual(TypedOperationsWriter.label("cursor"), "cursor")
+        XCTAssertEqual(TypedOperationsWriter.accessor("Staff"), "employees", "api.staff is the signed-in employee")
+    }
+
+    func testOperationsServedByClientMethodsGetNoTypedMethod() throws {
+        let files = try Generator(contract: Data(contentsOf: RepositoryPaths.contract)).files()
+        let typed = try XCTUnwrap(files["TypedOperations.swift"])
+        XCTAssertTrue(typed.contains("public func createPunch(restaurantID: String, _ body: AttendancePunchCreate"))
+        XCTAssertFalse(typed.contains("createSession("), "signInStaff keeps the staff token; a typed twin would not")
+        XCTAssertFalse(typed.contains("/oauth/"))
+        XCTAssertFalse(typed.contains("events/stream"))
+    }
+}

@@ -14,7 +14,7 @@ final class DriftTests: XCTestCase {
         let first = try Generator(contract: data).files()
         let second = try Generator(contract: data).files()
         XCTAssertEqual(first, second)
-        XCTAssertEqual(Set(first.keys), ["Models.swift", "ErrorCode.swift", "Operations.swift"])
+        XCTAssertEqual(Set(first.keys), ["Models.swift", "ErrorCode.swift", "Operations.swift", "TypedOperations.swift"])
     }
 
     func testEveryFileStartsWithTheDoNotEditLine() throws {

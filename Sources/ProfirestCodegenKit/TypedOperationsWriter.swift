@@ -1,0 +1,231 @@
+/// Writes `TypedOperations.swift`: one method per operation, grouped by the contract's tag
+/// (`api.attendance.createPunch(restaurantID: rid, body)`), each a thin call of the public path API so it goes
+/// through exactly the same pipeline as `api.post("/restaurants/…", body:)`.
+///
+/// Operations the contract marks with `x-client-method` — OAuth, the connection, staff sign-in and sign-out, the
+/// event stream — are served by that method of the client (which also keeps the tokens), so they get no typed
+/// method here.
+struct TypedOperationsWriter {
+    struct Parameter: Sendable {
+        var wireName: String
+        var label: String
+        var type: String
+        var required: Bool
+        var location: String
+        var isList: Bool
+    }
+
+    struct Method: Sendable {
+        var operationID: String
+        var tag: String
+        var name: String
+        var httpMethod: String
+        var path: String
+        var summary: String
+        var description: String
+        var pathParameters: [Parameter]
+        var queryParameters: [Parameter]
+        var ifMatch: Parameter?
+        var bodyType: String?
+        var bodyContentType: String?
+        var resultType: String
+        var resultContentType: String?
+    }
+
+    let methods: [Method]
+
+    init(contract: JSONNode) throws {
+        guard let paths = contract["paths"]?.object else { throw CodegenError("the contract has no paths") }
+        var result: [Method] = []
+        for path in paths.keys.sorted() where path.hasPrefix("/v2/") {
+            for httpMethod in ["get", "put", "post", "patch", "delete"] {
+                guard let op = paths[path]?[httpMethod], let id = op["operationId"]?.string, let tag = op["tags"]?.array?.first?.string,
+                      op["x-client-method"] == nil else { continue }
+                let responses = op["responses"]?.object ?? [:]
+                let success = responses.keys.filter { $0.hasPrefix("2") }.sorted()
+                guard let first = success.first, let response = responses[first] else { continue }
+                let media = response["content"]?.object ?? [:]
+                if media["text/event-stream"] != nil { continue }
+                var resultType = "Void"
+                var resultContentType: String?
+                if let ref = media["application/json"]?["schema"]?["$ref"]?.string {
+                    resultType = Naming.typeName(String(ref.split(separator: "/").last ?? ""))
+                } else if let contentType = media.keys.sorted().first {
+                    resultType = "Data"
+                    resultContentType = contentType
+                }
+                var pathParameters: [Parameter] = []
+                var queryParameters: [Parameter] = []
+                var ifMatch: Parameter?
+                for raw in op["parameters"]?.array ?? [] {
+                    let parameter = try Self.resolve(raw, contract: contract)
+                    guard let name = parameter["name"]?.string, let location = parameter["in"]?.string else { continue }
+                    let (type, isList) = Self.swiftType(parameter["schema"], contract: contract)
+                    let model = Parameter(wireName: name, label: Self.label(name), type: type,
+                                          required: parameter["required"]?.bool ?? false, location: location, isList: isList)
+                    switch (location, name) {
+                    case ("path", _): pathParameters.append(model)
+                    case ("query", _): queryParameters.append(model)
+                    case ("header", "If-Match"): ifMatch = model
+                    default: break // Idempotency-Key, Accept-Language, staff token, If-None-Match: RequestOptions and the client's options
+                    }
+                }
+                let content = op["requestBody"]?["content"]?.object ?? [:]
+                var bodyType: String?
+                var bodyContentType: String?
+                if let ref = content["application/json"]?["schema"]?["$ref"]?.string {
+                    bodyType = Naming.typeName(String(ref.split(separator: "/").last ?? ""))
+                } else if let (contentType, _) = content.sorted(by: { $0.key < $1.key }).first {
+                    bodyType = "Data"
+                    bodyContentType = contentType
+                }
+                result.append(Method(
+                    operationID: id, tag: tag, name: Self.methodName(id, tag: tag), httpMethod: httpMethod, path: String(path.dropFirst(3)),
+                    summary: op["summary"]?.string ?? id, description: op["description"]?.string ?? "",
+                    pathParameters: pathParameters, queryParameters: queryParameters, ifMatch: ifMatch,
+                    bodyType: bodyType, bodyContentType: bodyContentType, resultType: resultType, resultContentType: resultContentType))
+            }
+        }
+        methods = result
+        var seen: Set<String> = []
+        for method in methods where !seen.insert(method.tag + "." + method.name).inserted {
+            throw CodegenError("two operations of tag \(method.tag) would both be named \(method.name)")
+        }
+    }
+
+    // MARK: - Naming
+
+    /// `createAttendancePunch` in tag `Attendance` → `createPunch`; `listOrders` in `Orders` → `list`.
+    static func methodName(_ operationID: String, tag: String) -> String {
+        var words: [String] = []
+        var current = ""
+        for character in operationID {
+            if character.isUppercase, !current.isEmpty { words.append(current); current = "" }
+            current.append(character)
+        }
+        words.append(current)
+        let tagWords = Set([tag, singular(tag)])
+        let kept = [words[0]] + words.dropFirst().filter { !tagWords.contains($0) && !tagWords.contains(singular($0)) }
+        return kept.joined()
+    }
+
+    static func singular(_ word: String) -> String {
+        if word.hasSuffix("ies") { return String(word.dropLast(3)) + "y" }
+        if word.hasSuffix("s") { return String(word.dropLast()) }
+        return word
+    }
+
+    /// Accessors that would clash with a member of the client (`api.staff` is the signed-in employee).
+    static let accessorOverrides = ["Staff": "employees"]
+
+    /// The accessor of a tag: `Attendance` → `attendance`, `Staff` → `employees`.
+    static func accessor(_ tag: String) -> String { accessorOverrides[tag] ?? Naming.camelCase(tag) }
+
+    /// `restaurant_id` → `restaurantID` (the reference's spelling of ids in labels), `cursor` → `cursor`.
+    static func label(_ wireName: String) -> String {
+        let camel = Naming.camelCase(wireName)
+        return camel.hasSuffix("Id") ? String(camel.dropLast(2)) + "ID" : camel
+    }
+
+    private static func resolve(_ node: JSONNode, contract: JSONNode) throws -> JSONNode {
+        guard let target = node["$ref"]?.string else { return node }
+        guard let resolved = contract["components"]?["parameters"]?[String(target.split(separator: "/").last ?? "")] else {
+            throw CodegenError("unresolved parameter \(target)")
+        }
+        return resolved
+    }
+
+    private static func swiftType(_ schema: JSONNode?, contract: JSONNode) -> (String, Bool) {
+        switch schema?["type"]?.string {
+        case "integer": return ("Int", false)
+        case "boolean": return ("Bool", false)
+        case "array": return ("[String]", true)
+        default: return ("String", false)
+        }
+    }
+
+    // MARK: - Output
+
+    func write(header: String) -> String {
+        var out = SwiftWriter()
+        out.line(header)
+        out.line("// swiftlint:disable all")
+        out.line("import Foundation")
+        let tags = Array(Set(methods.map(\.tag))).sorted()
+        out.line()
+        out.block("extension ProfirestApi") { out in
+            for (index, tag) in tags.enumerated() {
+                if index > 0 { out.line() }
+                let example = methods.first { $0.tag == tag }.map { "api.\(Self.accessor(tag)).\($0.name)(…)" } ?? ""
+                out.doc("The \(tag) operations of the contract, typed.", example: "try await " + example)
+                out.line("public var \(Naming.identifier(Self.accessor(tag))): \(tag)Operations { \(tag)Operations(api: self) }")
+            }
+        }
+        for tag in tags {
+            out.line()
+            out.doc("The \(tag) operations: a typed method for each, going through the same pipeline as the path API.",
+                    example: methods.first { $0.tag == tag }.map { "let result = try await api.\(Self.accessor(tag)).\($0.name)(…)" })
+            out.block("public struct \(tag)Operations: Sendable") { out in
+                out.line("let api: ProfirestApi")
+                for method in methods where method.tag == tag {
+                    out.line()
+                    writeMethod(method, &out)
+                }
+            }
+        }
+        return out.text
+    }
+
+    private func writeMethod(_ method: Method, _ out: inout SwiftWriter) {
+        var parameters: [String] = method.pathParameters.map { "\($0.label): String" }
+        if let body = method.bodyType { parameters.append("_ body: \(body)") }
+        if let ifMatch = method.ifMatch { parameters.append("ifMatch: String" + (ifMatch.required ? "" : "? = nil")) }
+        for query in method.queryParameters { parameters.append("\(query.label): \(query.type)? = nil") }
+        parameters.append("options: RequestOptions = .init()")
+        let call = "\(method.name)(" + (method.pathParameters.map { "\($0.label): …" } + (method.bodyType.map { _ in ["body"] } ?? [])).joined(separator: ", ") + ")"
+        let prose = method.description.isEmpty ? method.summary + "." : method.summary + ". " + method.description
+        out.doc("`\(method.httpMethod.uppercased()) /v2\(method.path)` — \(prose)", example: "try await api.\(Self.accessor(method.tag)).\(call)")
+        let returns = method.resultType == "Void" ? "" : " -> \(method.resultType)"
+        if method.resultType != "Void" { out.line("@discardableResult") }
+        out.block("public func \(Naming.identifier(method.name))(" + parameters.joined(separator: ", ") + ") async throws" + returns) { out in
+            var path = method.path
+            for parameter in method.pathParameters {
+                path = path.replacingOccurrences(of: "{\(parameter.wireName)}", with: "\\(PathSegment.encode(\(parameter.label)))")
+            }
+            let mutates = method.ifMatch != nil || !method.queryParameters.isEmpty || method.resultContentType != nil
+            if mutates { out.line("var options = options") }
+            if method.ifMatch != nil {
+                out.line(method.ifMatch!.required ? "options.ifMatch = ifMatch" : "if let ifMatch { options.ifMatch = ifMatch }")
+            }
+            for query in method.queryParameters {
+                let value: String
+                switch query.type {
+                case "Int": value = ".int($0)"
+                case "Bool": value = ".bool($0)"
+                case "[String]": value = ".list($0)"
+                default: value = ".string($0)"
+                }
+                out.line("if let value = \(query.label).map({ QueryValue\(value) }) { options.query[\(SwiftWriter.literal(query.wireName))] = value }")
+            }
+            let httpMethod = method.httpMethod
+            let pathLiteral = "\"\(path)\""
+            let bodyArgument: String
+            if let contentType = method.bodyContentType {
+                bodyArgument = ", body: .data(body, contentType: \(SwiftWriter.literal(contentType)))"
+            } else if method.bodyType != nil {
+                bodyArgument = ", body: body"
+            } else {
+                bodyArgument = ""
+            }
+            switch method.resultType {
+            case "Void":
+                out.line("try await api.\(httpMethod)(\(pathLiteral)\(bodyArgument), options: options)")
+            case "Data":
+                out.line("if options.accept == nil { options.accept = \(SwiftWriter.literal(method.resultContentType ?? "application/octet-stream")) }")
+                out.line("return try await api.\(httpMethod)(\(pathLiteral)\(bodyArgument), as: Data.self, options: options)")
+            default:
+                out.line("return try await api.\(httpMethod)(\(pathLiteral)\(bodyArgument), as: \(method.resultType).self, options: options)")
+            }
+        }
+    }
+}
