@@ -7,10 +7,10 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: test lint-contract generate check-generated build swift-test sandbox-test sandbox demo bench venv clean
+.PHONY: test lint-contract generate check-generated build swift-test sandbox-test demo-test sandbox demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, swift test, sandbox tests
-test: lint-contract check-generated build swift-test sandbox-test
+test: lint-contract check-generated build swift-test sandbox-test demo-test
 
 ## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
 venv: $(VENV)/.installed
@@ -44,9 +44,13 @@ sandbox-test: venv
 sandbox: venv
 	@$(VPY) -m sandbox
 
+## demo-test: the example terminal end to end against a sandbox (needs `make build` first)
+demo-test: venv build
+	$(VPY) -m pytest -q -p no:cacheprovider Tests/Demo
+
 ## demo: the sandbox plus the example attendance terminal against it
 demo: venv
-	@echo "demo: not yet"
+	@scripts/demo.sh
 
 ## bench: library vs raw URLSession against the sandbox; writes benchmarks/results/latest.json
 bench: venv

@@ -1,0 +1,86 @@
+"""The example terminal end to end: Pichacka, built by `swift build`, against a sandbox started here.
+
+A manager's approval comes through the sandbox's admin API while the terminal polls; then punches, a shared PIN,
+the presence list, an unknown PIN, a restart that stays paired, and unpairing.
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _binary() -> Path:
+    if os.environ.get("PICHACKA_BIN"):
+        return Path(os.environ["PICHACKA_BIN"])
+    out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True)
+    path = Path(out.stdout.strip()) / "Pichacka"
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `swift build` first (make test does)")
+    return path
+
+
+@pytest.fixture()
+def sandbox():
+    proc = subprocess.Popen([sys.executable, "-m", "sandbox", "serve", "--port", "0", "--db", ":memory:", "--quiet",
+                            "--poll-interval", "1"],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    ready = json.loads(proc.stdout.readline())
+    yield ready["api"]
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def _admin(api: str, method: str, path: str, body: dict | None = None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(api + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.loads(response.read() or b"null")
+
+
+def _approve_when_asked(api: str, stop: threading.Event) -> None:
+    while not stop.is_set():
+        pending = _admin(api, "GET", "/_sandbox/pairings")
+        items = pending if isinstance(pending, list) else pending.get("pairings") or pending.get("data") or []
+        if items:
+            _admin(api, "POST", f"/_sandbox/pairings/{items[0]['user_code']}/approve", {"restaurant_id": "11"})
+            return
+        time.sleep(0.2)
+
+
+def _run(api: str, tokens: Path, commands: str) -> str:
+    env = dict(os.environ, PROFIREST_BASE_URL=api, PROFIREST_TOKENS=str(tokens))
+    done = subprocess.run([str(_binary())], input=commands, env=env, capture_output=True, text=True, timeout=90)
+    return done.stdout
+
+
+def test_pairs_punches_and_remembers_the_pairing(sandbox, tmp_path):
+    tokens = tmp_path / "pichacka.json"
+    stop = threading.Event()
+    approver = threading.Thread(target=_approve_when_asked, args=(sandbox, stop), daemon=True)
+    approver.start()
+    out = _run(sandbox, tokens, "p 1234\np 2222\n2\nk\npz 1234\nkz 1234\no 1234\np 0000\nq\n")
+    stop.set()
+    assert "KÓD: " in out and "Spárováno." in out
+    assert "Provozovna 11." in out
+    assert "OK: Jana Nováková – v práci" in out
+    assert "Tento PIN má více lidí:" in out and "OK: Eva Dvořáková – v práci" in out
+    assert "  Eva Dvořáková: v práci" in out
+    assert "OK: Jana Nováková – na přestávce" in out
+    assert "OK: Jana Nováková – mimo práci" in out
+    assert "Neznámý PIN." in out
+    assert oct(tokens.stat().st_mode & 0o777) == "0o600"
+    assert "1234" not in tokens.read_text(), "PINs are never stored"
+
+    again = _run(sandbox, tokens, "o 2222\n1\nodparovat\n")
+    assert "KÓD" not in again, "the second run stays paired"
+    assert "OK: Petr Svoboda" in again or "Teď to nejde" in again
+    assert "Spárování zapomenuto." in again
+    assert "access_token" not in tokens.read_text()
