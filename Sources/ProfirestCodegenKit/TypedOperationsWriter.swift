@@ -190,7 +190,7 @@ struct TypedOperationsWriter {
         out.block("public func \(Naming.identifier(method.name))(" + parameters.joined(separator: ", ") + ") async throws" + returns) { out in
             var path = method.path
             for parameter in method.pathParameters {
-                path = path.replacingOccurrences(of: "{\(parameter.wireName)}", with: "\\(PathSegment.encode(\(parameter.label)))")
+                path = path.replacingOccurrences(of: "{\(parameter.wireName)}", with: "\\(PercentEncoding.rfc3986(\(parameter.label)))")
             }
             let mutates = method.ifMatch != nil || !method.queryParameters.isEmpty || method.resultContentType != nil
             if mutates { out.line("var options = options") }

@@ -27,7 +27,7 @@ struct OAuthClient: Sendable {
     /// form-encoding first as RFC 6749 2.3.1 requires, so a `:` or `+` in either survives.
     var basicAuth: String? {
         guard let clientSecret else { return nil }
-        let pair = FormEncoding.encode(clientID) + ":" + FormEncoding.encode(clientSecret)
+        let pair = PercentEncoding.form(clientID) + ":" + PercentEncoding.form(clientSecret)
         return "Basic " + Data(pair.utf8).base64EncodedString()
     }
 
@@ -36,55 +36,5 @@ struct OAuthClient: Sendable {
         var form = fields
         if clientSecret == nil { form["client_id"] = clientID }
         return form
-    }
-}
-
-/// `application/x-www-form-urlencoded` encoding (WHATWG URL standard): unreserved characters stay, a space
-/// becomes `+`, everything else `%XX` — including `+` itself, which would otherwise read back as a space.
-enum FormEncoding {
-    static func encode(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "*"):
-                out.unicodeScalars.append(UnicodeScalar(byte))
-            case UInt8(ascii: " "):
-                out += "+"
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
-    }
-
-    /// RFC 3986 percent-encoding for a query value: only unreserved characters stay, so `+`, `&`, `=` and
-    /// spaces (`%20`) arrive as sent — URLComponents would leave `+` bare, which servers read as a space.
-    static func percentEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(UnicodeScalar(byte))
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
-    }
-
-    /// `a=1&b=2`, keys sorted so a request is reproducible in tests and logs.
-    static func body(_ form: [String: String]) -> String {
-        form.sorted { $0.key < $1.key }.map { encode($0.key) + "=" + encode($0.value) }.joined(separator: "&")
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -60,7 +60,7 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
         var body: Data?
         if let form {
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-            body = Data(FormEncoding.body(form).utf8)
+            body = Data(PercentEncoding.formBody(form).utf8)
         }
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: settings.timeout)
         let errors = errors(form ?? [:], basicAuth)

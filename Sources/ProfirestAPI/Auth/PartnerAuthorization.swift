@@ -24,7 +24,7 @@ struct PartnerAuthorization: Sendable {
             ("code_challenge_method", PKCE.method),
         ]
         if let prompt, !prompt.isEmpty { query.append(("prompt", prompt)) }
-        let encoded = query.map { FormEncoding.percentEncode($0.0) + "=" + FormEncoding.percentEncode($0.1) }
+        let encoded = query.map { PercentEncoding.rfc3986($0.0) + "=" + PercentEncoding.rfc3986($0.1) }
         var base = context.baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         guard let url = URL(string: base + "/oauth/authorize?" + encoded.joined(separator: "&")) else {

@@ -113,7 +113,7 @@ public struct AttendanceOperations: Sendable {
         var options = options
         if let value = cursor.map({ QueryValue.string($0) }) { options.query["cursor"] = value }
         if let value = limit.map({ QueryValue.int($0) }) { options.query["limit"] = value }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/attendance/presence", as: AttendancePresencePage.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/attendance/presence", as: AttendancePresencePage.self, options: options)
     }
 
     /// `GET /v2/restaurants/{restaurant_id}/attendance/punches` — Recorded punches. Newest first, paged.
@@ -126,7 +126,7 @@ public struct AttendanceOperations: Sendable {
         var options = options
         if let value = cursor.map({ QueryValue.string($0) }) { options.query["cursor"] = value }
         if let value = limit.map({ QueryValue.int($0) }) { options.query["limit"] = value }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/attendance/punches", as: AttendancePunchPage.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/attendance/punches", as: AttendancePunchPage.self, options: options)
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/attendance/punches` — Record a punch. Exactly once by id: the first write
@@ -139,7 +139,7 @@ public struct AttendanceOperations: Sendable {
     /// ```
     @discardableResult
     public func createPunch(restaurantID: String, _ body: AttendancePunchCreate, options: RequestOptions = .init()) async throws -> AttendancePunch {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/attendance/punches", body: body, as: AttendancePunch.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/attendance/punches", body: body, as: AttendancePunch.self, options: options)
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/attendance/punches/batch` — Record punches from an offline queue. At most
@@ -150,7 +150,7 @@ public struct AttendanceOperations: Sendable {
     /// ```
     @discardableResult
     public func createPunchBatch(restaurantID: String, _ body: AttendancePunchBatch, options: RequestOptions = .init()) async throws -> AttendancePunchBatchResult {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/attendance/punches/batch", body: body, as: AttendancePunchBatchResult.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/attendance/punches/batch", body: body, as: AttendancePunchBatchResult.self, options: options)
     }
 }
 
@@ -172,7 +172,7 @@ public struct BackupsOperations: Sendable {
         var options = options
         if let value = cursor.map({ QueryValue.string($0) }) { options.query["cursor"] = value }
         if let value = limit.map({ QueryValue.int($0) }) { options.query["limit"] = value }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/backups", as: BackupPage.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/backups", as: BackupPage.self, options: options)
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/backups` — Store a backup. A ZIP file of at most 10 MiB (413
@@ -183,7 +183,7 @@ public struct BackupsOperations: Sendable {
     /// ```
     @discardableResult
     public func create(restaurantID: String, _ body: Data, options: RequestOptions = .init()) async throws -> Backup {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/backups", body: .data(body, contentType: "application/zip"), as: Backup.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/backups", body: .data(body, contentType: "application/zip"), as: Backup.self, options: options)
     }
 
     /// `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}` — One backup.
@@ -193,7 +193,7 @@ public struct BackupsOperations: Sendable {
     /// ```
     @discardableResult
     public func get(restaurantID: String, backupID: String, options: RequestOptions = .init()) async throws -> Backup {
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/backups/\(PathSegment.encode(backupID))", as: Backup.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/backups/\(PercentEncoding.rfc3986(backupID))", as: Backup.self, options: options)
     }
 
     /// `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}/content` — Download a backup. The ZIP bytes.
@@ -205,7 +205,7 @@ public struct BackupsOperations: Sendable {
     public func getContent(restaurantID: String, backupID: String, options: RequestOptions = .init()) async throws -> Data {
         var options = options
         if options.accept == nil { options.accept = "application/zip" }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/backups/\(PathSegment.encode(backupID))/content", as: Data.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/backups/\(PercentEncoding.rfc3986(backupID))/content", as: Data.self, options: options)
     }
 }
 
@@ -226,7 +226,7 @@ public struct CatalogOperations: Sendable {
     public func get(restaurantID: String, channel: String? = nil, options: RequestOptions = .init()) async throws -> Catalog {
         var options = options
         if let value = channel.map({ QueryValue.string($0) }) { options.query["channel"] = value }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/catalog", as: Catalog.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/catalog", as: Catalog.self, options: options)
     }
 }
 
@@ -269,7 +269,7 @@ public struct CustomersOperations: Sendable {
     /// ```
     @discardableResult
     public func get(customerID: String, options: RequestOptions = .init()) async throws -> Customer {
-        return try await api.get("/customers/\(PathSegment.encode(customerID))", as: Customer.self, options: options)
+        return try await api.get("/customers/\(PercentEncoding.rfc3986(customerID))", as: Customer.self, options: options)
     }
 
     /// `PATCH /v2/customers/{customer_id}` — Update a customer. A JSON merge patch. If-Match is required (428
@@ -282,7 +282,7 @@ public struct CustomersOperations: Sendable {
     public func update(customerID: String, _ body: CustomerUpdate, ifMatch: String, options: RequestOptions = .init()) async throws -> Customer {
         var options = options
         options.ifMatch = ifMatch
-        return try await api.patch("/customers/\(PathSegment.encode(customerID))", body: body, as: Customer.self, options: options)
+        return try await api.patch("/customers/\(PercentEncoding.rfc3986(customerID))", body: body, as: Customer.self, options: options)
     }
 }
 
@@ -305,7 +305,7 @@ public struct DeliveriesOperations: Sendable {
         if let value = status.map({ QueryValue.list($0) }) { options.query["status"] = value }
         if let value = cursor.map({ QueryValue.string($0) }) { options.query["cursor"] = value }
         if let value = limit.map({ QueryValue.int($0) }) { options.query["limit"] = value }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/deliveries", as: DeliveryPage.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/deliveries", as: DeliveryPage.self, options: options)
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/deliveries/{delivery_id}/status` — Change a delivery's status. A
@@ -316,7 +316,7 @@ public struct DeliveriesOperations: Sendable {
     /// ```
     @discardableResult
     public func changeStatus(restaurantID: String, deliveryID: String, _ body: DeliveryStatusChange, options: RequestOptions = .init()) async throws -> Delivery {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/deliveries/\(PathSegment.encode(deliveryID))/status", body: body, as: Delivery.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/deliveries/\(PercentEncoding.rfc3986(deliveryID))/status", body: body, as: Delivery.self, options: options)
     }
 }
 
@@ -338,7 +338,7 @@ public struct DevicesOperations: Sendable {
         var options = options
         if let value = cursor.map({ QueryValue.string($0) }) { options.query["cursor"] = value }
         if let value = limit.map({ QueryValue.int($0) }) { options.query["limit"] = value }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/devices", as: DevicePage.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/devices", as: DevicePage.self, options: options)
     }
 
     /// `DELETE /v2/restaurants/{restaurant_id}/devices/{device_id}` — Unpair a device. Its tokens stop working at once;
@@ -348,7 +348,7 @@ public struct DevicesOperations: Sendable {
     /// try await api.devices.unpair(restaurantID: …, deviceID: …)
     /// ```
     public func unpair(restaurantID: String, deviceID: String, options: RequestOptions = .init()) async throws {
-        try await api.delete("/restaurants/\(PathSegment.encode(restaurantID))/devices/\(PathSegment.encode(deviceID))", options: options)
+        try await api.delete("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/devices/\(PercentEncoding.rfc3986(deviceID))", options: options)
     }
 }
 
@@ -398,7 +398,7 @@ public struct KitchenOperations: Sendable {
         if let value = station.map({ QueryValue.string($0) }) { options.query["station"] = value }
         if let value = cursor.map({ QueryValue.string($0) }) { options.query["cursor"] = value }
         if let value = limit.map({ QueryValue.int($0) }) { options.query["limit"] = value }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/kitchen/tickets", as: KitchenTicketPage.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/kitchen/tickets", as: KitchenTicketPage.self, options: options)
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/kitchen/tickets/{ticket_id}/status` — Change a ticket's status. A
@@ -409,7 +409,7 @@ public struct KitchenOperations: Sendable {
     /// ```
     @discardableResult
     public func changeTicketStatus(restaurantID: String, ticketID: String, _ body: KitchenTicketStatusChange, options: RequestOptions = .init()) async throws -> KitchenTicket {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/kitchen/tickets/\(PathSegment.encode(ticketID))/status", body: body, as: KitchenTicket.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/kitchen/tickets/\(PercentEncoding.rfc3986(ticketID))/status", body: body, as: KitchenTicket.self, options: options)
     }
 }
 
@@ -432,7 +432,7 @@ public struct OrdersOperations: Sendable {
         if let value = status.map({ QueryValue.list($0) }) { options.query["status"] = value }
         if let value = cursor.map({ QueryValue.string($0) }) { options.query["cursor"] = value }
         if let value = limit.map({ QueryValue.int($0) }) { options.query["limit"] = value }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/orders", as: OrderPage.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/orders", as: OrderPage.self, options: options)
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/orders` — Create an order from a quote. Guards independent of
@@ -444,7 +444,7 @@ public struct OrdersOperations: Sendable {
     /// ```
     @discardableResult
     public func create(restaurantID: String, _ body: OrderCreate, options: RequestOptions = .init()) async throws -> Order {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/orders", body: body, as: Order.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/orders", body: body, as: Order.self, options: options)
     }
 
     /// `GET /v2/restaurants/{restaurant_id}/orders/{order_id}` — One order.
@@ -454,7 +454,7 @@ public struct OrdersOperations: Sendable {
     /// ```
     @discardableResult
     public func get(restaurantID: String, orderID: String, options: RequestOptions = .init()) async throws -> Order {
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/orders/\(PathSegment.encode(orderID))", as: Order.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/orders/\(PercentEncoding.rfc3986(orderID))", as: Order.self, options: options)
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/orders/{order_id}/status` — Change an order's status. A transition that is
@@ -465,7 +465,7 @@ public struct OrdersOperations: Sendable {
     /// ```
     @discardableResult
     public func changeStatus(restaurantID: String, orderID: String, _ body: OrderStatusChange, options: RequestOptions = .init()) async throws -> Order {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/orders/\(PathSegment.encode(orderID))/status", body: body, as: Order.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/orders/\(PercentEncoding.rfc3986(orderID))/status", body: body, as: Order.self, options: options)
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/quotes` — Price an order. A quote lives 15 minutes and makes one order.
@@ -475,7 +475,7 @@ public struct OrdersOperations: Sendable {
     /// ```
     @discardableResult
     public func createQuote(restaurantID: String, _ body: QuoteCreate, options: RequestOptions = .init()) async throws -> Quote {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/quotes", body: body, as: Quote.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/quotes", body: body, as: Quote.self, options: options)
     }
 }
 
@@ -496,7 +496,7 @@ public struct ReceiptsOperations: Sendable {
     /// ```
     @discardableResult
     public func create(restaurantID: String, _ body: ReceiptCreate, options: RequestOptions = .init()) async throws -> Receipt {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/receipts", body: body, as: Receipt.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/receipts", body: body, as: Receipt.self, options: options)
     }
 
     /// `GET /v2/restaurants/{restaurant_id}/receipts/{receipt_id}` — One receipt.
@@ -506,7 +506,7 @@ public struct ReceiptsOperations: Sendable {
     /// ```
     @discardableResult
     public func get(restaurantID: String, receiptID: String, options: RequestOptions = .init()) async throws -> Receipt {
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/receipts/\(PathSegment.encode(receiptID))", as: Receipt.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/receipts/\(PercentEncoding.rfc3986(receiptID))", as: Receipt.self, options: options)
     }
 }
 
@@ -538,7 +538,7 @@ public struct RestaurantsOperations: Sendable {
     /// ```
     @discardableResult
     public func get(restaurantID: String, options: RequestOptions = .init()) async throws -> Restaurant {
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))", as: Restaurant.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))", as: Restaurant.self, options: options)
     }
 }
 
@@ -560,7 +560,7 @@ public struct StaffOperations: Sendable {
         var options = options
         if let value = cursor.map({ QueryValue.string($0) }) { options.query["cursor"] = value }
         if let value = limit.map({ QueryValue.int($0) }) { options.query["limit"] = value }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/staff", as: StaffMemberPage.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/staff", as: StaffMemberPage.self, options: options)
     }
 
     /// `GET /v2/staff/sessions/current` — The signed-in employee. Does not extend the session. The token is not
@@ -593,7 +593,7 @@ public struct TabsOperations: Sendable {
         var options = options
         if let value = cursor.map({ QueryValue.string($0) }) { options.query["cursor"] = value }
         if let value = limit.map({ QueryValue.int($0) }) { options.query["limit"] = value }
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/tabs", as: TabPage.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/tabs", as: TabPage.self, options: options)
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/tabs` — Open a tab. Needs a signed-in employee.
@@ -603,7 +603,7 @@ public struct TabsOperations: Sendable {
     /// ```
     @discardableResult
     public func create(restaurantID: String, _ body: TabCreate, options: RequestOptions = .init()) async throws -> Tab {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/tabs", body: body, as: Tab.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/tabs", body: body, as: Tab.self, options: options)
     }
 
     /// `GET /v2/restaurants/{restaurant_id}/tabs/{tab_id}` — One tab.
@@ -613,7 +613,7 @@ public struct TabsOperations: Sendable {
     /// ```
     @discardableResult
     public func get(restaurantID: String, tabID: String, options: RequestOptions = .init()) async throws -> Tab {
-        return try await api.get("/restaurants/\(PathSegment.encode(restaurantID))/tabs/\(PathSegment.encode(tabID))", as: Tab.self, options: options)
+        return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/tabs/\(PercentEncoding.rfc3986(tabID))", as: Tab.self, options: options)
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/tabs/{tab_id}/items` — Add lines to a tab. A closed tab is 409 tab_closed.
@@ -623,6 +623,6 @@ public struct TabsOperations: Sendable {
     /// ```
     @discardableResult
     public func addItems(restaurantID: String, tabID: String, _ body: TabItemsAdd, options: RequestOptions = .init()) async throws -> Tab {
-        return try await api.post("/restaurants/\(PathSegment.encode(restaurantID))/tabs/\(PathSegment.encode(tabID))/items", body: body, as: Tab.self, options: options)
+        return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/tabs/\(PercentEncoding.rfc3986(tabID))/items", body: body, as: Tab.self, options: options)
     }
 }

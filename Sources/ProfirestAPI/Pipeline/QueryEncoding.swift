@@ -13,22 +13,6 @@ enum QueryEncoding {
     }
 
     static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(UnicodeScalar(byte))
-            default:
-                out += "%" + hex(byte >> 4) + hex(byte & 0xF)
-            }
-        }
-        return out
-    }
-
-    private static func hex(_ nibble: UInt8) -> String {
-        String(UnicodeScalar(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10))
+        PercentEncoding.rfc3986(text)
     }
 }
