@@ -1,9 +1,12 @@
 // The refresh stampede against the sandbox (`python -m sandbox serve`, without --validate) over loopback sockets.
 //
-//   stampede_refreshes                   one ProfirestApi, the sandbox expires its access token, 1 000 concurrent
+//   stampede_refreshes                   one ProfirestApi whose access token has expired (its expiry time has passed
+//                                        on the client's clock, and the sandbox rejects it too), 1 000 concurrent
 //                                        GET /v2/connection: refreshes the sandbox counted (worst round; must be 1)
 //   stampede_time_ratio                  wall time of those 1 000 requests on the expired token ÷ the same load on a
-//                                        valid token; median of per-round ratios, the two runs interleaved
+//                                        valid token; median of per-round ratios, the runs interleaved
+//   stampede_revoked_time_ratio          the same when only the server ended the token early (the client cannot know:
+//                                        every request goes out, gets 401, and is sent again after the one refresh)
 //   cross_process_refreshes_per_expiry   8 ProfirestRefreshProbe processes on one token file after each expiry:
 //                                        refreshes counted by the sandbox ÷ expiries (must be 1.0)
 //   cross_process_invalid_grant          invalid_grant / not_paired outcomes plus the sandbox's refresh_reuse over
@@ -195,24 +198,30 @@ func stampedeResults(_ arguments: [String]) async throws -> [String: Any] {
     let client = "profirest-dochazka"
     let storage = MemoryTokenStorage()
     try await sandbox.pairDevice(clientID: client, storage: storage)
+    // The client's clock: an expired round moves it past the token's expiry, as real time would.
+    let clock = ClockOffset()
     let api = ProfirestApi(options: .init(
-        baseURL: sandbox.api, clientID: client, language: "en", storage: storage, timeout: 60))
+        baseURL: sandbox.api, clientID: client, language: "en", storage: storage, timeout: 60, clock: { clock.now() }))
     _ = await connectionLoad(api, count: 100)  // warm up connections and caches
     var valid: [Double] = []
     var expired: [Double] = []
+    var revoked: [Double] = []
     var refreshCounts: [Int] = []
     var sentOnExpired: [Int] = []  // GET /v2/connection the sandbox saw in an expired run: 401s plus their repeats
     var failed = 0
     for round in 0..<settings.rounds {
-        for expire in round % 2 == 0 ? [false, true] : [true, false] {
-            if expire {
+        for kind in round % 2 == 0 ? ["valid", "expired", "revoked"] : ["revoked", "expired", "valid"] {
+            if kind != "valid" {
                 try await sandbox.admin("DELETE", "stats")
                 try await sandbox.admin("POST", "tokens/expire", [:])
             }
+            if kind == "expired" { clock.advance(by: 3_600) }
             let run = await connectionLoad(api, count: settings.requests)
             failed += run.failures.values.reduce(0, +)
             if !run.failures.isEmpty { FileHandle.standardError.write(Data("stampede failures: \(run.failures)\n".utf8)) }
-            if expire {
+            if kind == "revoked" {
+                revoked.append(run.ms)
+            } else if kind == "expired" {
                 expired.append(run.ms)
                 let stats = try await sandbox.admin("GET", "stats")
                 refreshCounts.append((stats["token_refreshes"] as? [String: Any])?[client] as? Int ?? 0)
@@ -224,11 +233,12 @@ func stampedeResults(_ arguments: [String]) async throws -> [String: Any] {
         FileHandle.standardError.write(Data("stampede round \(round + 1)/\(settings.rounds) done\n".utf8))
     }
     let ratio = rounded(median(zip(expired, valid).map { $0 / $1 }))
+    results["stampede_revoked_time_ratio"] = rounded(median(zip(revoked, valid).map { $0 / $1 }))
     results["stampede_refreshes"] = refreshCounts.max() ?? 0
     results["stampede_time_ratio"] = ratio
     results["stampede_failed_requests"] = failed
     results["stampede_requests_seen_by_server"] = sentOnExpired.max() ?? 0
-    results["stampede_ms"] = ["valid": rounded(median(valid)), "expired": rounded(median(expired))]
+    results["stampede_ms"] = ["valid": rounded(median(valid)), "expired": rounded(median(expired)), "revoked": rounded(median(revoked))]
 
     // Cross-process: 8 probe processes on one token file after each expiry.
     let probe = settings.probe
@@ -272,9 +282,29 @@ func stampedeResults(_ arguments: [String]) async throws -> [String: Any] {
         print("cross-process: skipped — \(probe) is not built (swift build --product ProfirestRefreshProbe)")
     }
     results["stampede_bench_setup"] = "sandbox without --validate on loopback, GET /v2/connection; \(settings.rounds) rounds of "
-        + "\(settings.requests) concurrent requests on a valid vs a server-expired token, interleaved, median of per-round ratios; "
+        + "\(settings.requests) concurrent requests on a valid, an expired (clock past expiry) and a server-revoked token, interleaved, "
+        + "median of per-round ratios; "
         + "\(settings.processRounds) rounds of \(settings.processes) ProfirestRefreshProbe processes x \(settings.callsPerProcess) calls on one token file"
 
     for key in results.keys.sorted() where key != "stampede_bench_setup" { print(key, results[key]!) }
     return results
+}
+
+/// A clock that runs with real time plus an offset the bench moves forward, so a token's expiry passes at once.
+final class ClockOffset: @unchecked Sendable {
+    // @unchecked: `seconds` is only touched under `lock`.
+    private let lock = NSLock()
+    private var seconds: TimeInterval = 0
+
+    func now() -> Date {
+        lock.lock()
+        defer { lock.unlock() }
+        return Date().addingTimeInterval(seconds)
+    }
+
+    func advance(by interval: TimeInterval) {
+        lock.lock()
+        seconds += interval
+        lock.unlock()
+    }
 }
