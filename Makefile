@@ -52,10 +52,14 @@ demo-test: venv build
 demo: venv
 	@scripts/demo.sh
 
-## bench: library vs raw URLSession against the sandbox; writes benchmarks/results/latest.json
+## bench: library vs raw URLSession on loopback, and the refresh stampede (in-process and 8 processes) against the
+## sandbox; writes benchmarks/results/latest.json. BENCH_BUILD_FLAGS adds swift build options (e.g. --scratch-path).
+BENCH_BUILD_FLAGS ?=
 bench: venv
-	$(SWIFT) build -c release --product ProfirestBench $(SWIFT_BUILD_FLAGS)
-	$$($(SWIFT) build -c release --show-bin-path)/ProfirestBench --output benchmarks/results/latest.json
+	$(SWIFT) build -c release --product ProfirestBench $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
+	$(SWIFT) build -c release --product ProfirestRefreshProbe $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
+	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build -c release --show-bin-path $(BENCH_BUILD_FLAGS))/ProfirestBench \
+		--output benchmarks/results/latest.json
 
 clean:
 	rm -rf .build $(VENV)

@@ -1,4 +1,5 @@
-// make bench: the library's GET + decode against raw URLSession + JSONDecoder, same loopback server, one run.
+// make bench: the library's GET + decode against raw URLSession + JSONDecoder, same loopback server, one run;
+// then the refresh stampede keys against the sandbox (Stampede.swift).
 //
 // Variants run interleaved round by round (so drift of the machine hits all of them alike):
 //   raw            URLSession (ephemeral, keep-alive) data(for:) + JSONDecoder — what an app would write
@@ -189,6 +190,9 @@ func run() async throws {
     results["get_ms_per_request"] = perRequest
     results["get_bench_setup"] = "loopback tools/loopback_server.py, ~1 KB StaffMemberPage, \(settings.rounds) rounds of "
         + "\(settings.sequential) sequential and \(settings.concurrentTasks)x\(settings.concurrentPerTask) concurrent, interleaved; medians"
+
+    // The refresh stampede and the cross-process refresh against the sandbox (Stampede.swift).
+    for (key, value) in try await stampedeResults(CommandLine.arguments) { results[key] = value }
 
     var merged: [String: Any] = [:]
     if let data = FileManager.default.contents(atPath: settings.output),
