@@ -34,6 +34,7 @@ DEFAULT_CONFIG = {
     "staff_attempt_window": 300,
     "quote_ttl": 900,
     "auth_code_ttl": 60,
+    "refresh_grace": 60,  # a rotated refresh token replayed this soon answers the same new tokens (a lost answer)
     "idempotency_ttl": 86400,
     "heartbeat": 15,
     "event_retention": 7 * 24 * 3600,
@@ -67,6 +68,7 @@ def token_hash(token: str) -> str:
 class Stats:
     token_refreshes: Counter = field(default_factory=Counter)
     refresh_reuse: int = 0
+    refresh_replays: int = 0
     requests: Counter = field(default_factory=Counter)
     idempotent_replays: int = 0
     punches_recorded: int = 0
@@ -78,6 +80,7 @@ class Stats:
 
     def as_json(self) -> dict[str, Any]:
         return {"token_refreshes": dict(self.token_refreshes), "refresh_reuse": self.refresh_reuse,
+                "refresh_replays": self.refresh_replays,
                 "requests": dict(self.requests), "idempotent_replays": self.idempotent_replays,
                 "punches_recorded": self.punches_recorded, "device_polls": self.device_polls,
                 "slow_downs": self.slow_downs, "faults_triggered": self.faults_triggered,

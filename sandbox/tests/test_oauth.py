@@ -71,16 +71,29 @@ def test_device_flow_rejects_partner_clients_and_unknown_scopes(api):
 
 def test_refresh_rotates_and_reuse_is_invalid_grant(api):
     tok = api.token("profirest-kds")
-    r = api.form("/oauth/token", {"grant_type": "refresh_token", "refresh_token": tok["refresh_token"],
-                                  "client_id": "profirest-kds"})
+    form = {"grant_type": "refresh_token", "refresh_token": tok["refresh_token"], "client_id": "profirest-kds"}
+    r = api.form("/oauth/token", form)
     new = r.json()
     assert r.status_code == 200 and new["refresh_token"] != tok["refresh_token"] and new["device_id"] == tok["device_id"]
-    r = api.form("/oauth/token", {"grant_type": "refresh_token", "refresh_token": tok["refresh_token"],
-                                  "client_id": "profirest-kds"})
-    assert r.json()["error"] == "invalid_grant"
+    # A retry whose answer was lost, within the grace window and before the new token was used: the same answer.
+    again = api.form("/oauth/token", form).json()
+    assert again["refresh_token"] == new["refresh_token"] and again["access_token"] == new["access_token"]
+    # Once the new refresh token has been used, the old one is spent for good.
+    newer = api.form("/oauth/token", dict(form, refresh_token=new["refresh_token"])).json()
+    assert api.form("/oauth/token", form).json()["error"] == "invalid_grant"
     stats = api.admin("GET", "/stats")
-    assert stats["token_refreshes"] == {"profirest-kds": 1} and stats["refresh_reuse"] == 1
-    assert api.call("GET", "/v2/connection", new["access_token"]).status_code == 200
+    assert stats["token_refreshes"] == {"profirest-kds": 2} and stats["refresh_reuse"] == 1 and stats["refresh_replays"] == 1
+    assert api.call("GET", "/v2/connection", newer["access_token"]).status_code == 200
+
+
+def test_refresh_reuse_after_the_grace_window_is_invalid_grant(api):
+    api.admin("POST", "/config", {"refresh_grace": 0})
+    tok = api.token("profirest-kds")
+    form = {"grant_type": "refresh_token", "refresh_token": tok["refresh_token"], "client_id": "profirest-kds"}
+    assert api.form("/oauth/token", form).status_code == 200
+    import time
+    time.sleep(0.05)
+    assert api.form("/oauth/token", form).json()["error"] == "invalid_grant"
 
 
 def test_expire_tokens_now_then_refresh(api):

@@ -22,7 +22,7 @@ final class Identity: Sendable {
         refresher = TokenRefresher(
             store: context.store, endpoint: context.endpoint,
             settings: .init(client: client, fixedAccessToken: fixedAccessToken, refreshMargin: refreshMargin),
-            clock: context.clock, onUnpaired: onUnpaired)
+            clock: context.clock, sleep: context.sleep, onUnpaired: onUnpaired)
         staffSessions = StaffSessions(onStaffExpired: onStaffExpired)
     }
 

@@ -25,6 +25,9 @@ struct RefreshStep: Sendable {
     let generation: UInt64
     /// Set when the storm guard is closed: adopting is still fine, a new request is not.
     let limit: AuthFailure?
+    /// Waits before sending the refresh again after a retryable failure (network, timeout, 5xx, 429).
+    let retryDelays: [TimeInterval]
+    let sleep: @Sendable (TimeInterval) async throws -> Void
 
     static func isFresh(_ state: StoredState, now: Date, margin: TimeInterval) -> Bool {
         guard state.accessToken != nil else { return false }
@@ -52,9 +55,12 @@ struct RefreshStep: Sendable {
         let form = client.form(["grant_type": "refresh_token", "refresh_token": refreshToken])
         let endpoint = self.endpoint
         let basicAuth = client.basicAuth
+        let (delays, sleep) = (retryDelays, self.sleep)
         let response: TokenResponse
         do {
-            response = try access.wait { try await endpoint.token(form: form, basicAuth: basicAuth) }
+            response = try access.wait {
+                try await Self.requestTokens(endpoint, form: form, basicAuth: basicAuth, delays: delays, sleep: sleep)
+            }
         } catch let error as ProfirestOAuthError where error.error == "invalid_grant" {
             // Re-checked after the wait: an unpair() or a new pairing meanwhile owns the state now.
             guard store.generation == generation else { return .discarded }
@@ -68,6 +74,24 @@ struct RefreshStep: Sendable {
         next.apply(response, now: clock())
         try access.write(next)
         return .refreshed(response.accessToken)
+    }
+
+    /// Sends the refresh, and again after a retryable failure. Safe although the refresh token is single-use: a
+    /// failure may mean the server rotated it and the answer was lost, and the contract has the server answer a
+    /// replay of the just-rotated token, within its grace window, with the same new tokens.
+    static func requestTokens(
+        _ endpoint: any OAuthEndpoint, form: [String: String], basicAuth: String?, delays: [TimeInterval],
+        sleep: @Sendable (TimeInterval) async throws -> Void
+    ) async throws -> TokenResponse {
+        var retries = 0
+        while true {
+            do {
+                return try await endpoint.token(form: form, basicAuth: basicAuth)
+            } catch let error as ProfirestAPIError where error.retryable && retries < delays.count {
+                try await sleep(delays[retries])
+                retries += 1
+            }
+        }
     }
 
     private func forget(_ state: StoredState, _ access: LockedState) throws {

@@ -9,7 +9,9 @@ import Foundation
 /// - The refresh runs inside the storage lock and re-reads the state there: when another process has already
 ///   rotated the tokens, its fresh token is adopted without a request (`RefreshStep`).
 /// - `invalid_grant` deletes the tokens, calls `onUnpaired` and fails with `AuthFailure.notPaired`;
-///   `invalid_client` / `unauthorized_client` and network failures keep the tokens and are thrown as they are.
+///   `invalid_client` / `unauthorized_client` keep the tokens and are thrown as they are; a network failure or a
+///   5xx is retried a couple of times (the server forgives a replay of the just-rotated refresh token whose answer
+///   was lost), then thrown with the tokens kept.
 /// - A storm guard allows at most `stormLimit` refreshes per `stormWindow`.
 /// - The generation counter of the `StateStore` makes a refresh that raced with `unpair()` or a new pairing lose:
 ///   its result is never written, and callers get the state that won.
@@ -22,24 +24,30 @@ actor TokenRefresher {
         var refreshMargin: TimeInterval = 60
         var stormLimit: Int = 5
         var stormWindow: TimeInterval = 60
+        /// Waits before sending a refresh again after a network failure or a 5xx. Short: the storage lock is held.
+        var refreshRetryDelays: [TimeInterval] = [1, 2]
     }
 
     private let store: StateStore
     private let endpoint: any OAuthEndpoint
     private let settings: Settings
     private let clock: @Sendable () -> Date
+    private let sleep: @Sendable (TimeInterval) async throws -> Void
     private let onUnpaired: (@Sendable () -> Void)?
     private var inFlight: Task<String, Error>?
     private var refreshTimes: [Date] = []
 
     init(
         store: StateStore, endpoint: any OAuthEndpoint, settings: Settings,
-        clock: @escaping @Sendable () -> Date = { Date() }, onUnpaired: (@Sendable () -> Void)? = nil
+        clock: @escaping @Sendable () -> Date = { Date() },
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max(0, $0) * 1e9)) },
+        onUnpaired: (@Sendable () -> Void)? = nil
     ) {
         self.store = store
         self.endpoint = endpoint
         self.settings = settings
         self.clock = clock
+        self.sleep = sleep
         self.onUnpaired = onUnpaired
     }
 
@@ -110,7 +118,8 @@ actor TokenRefresher {
         let generation = store.generation
         let step = RefreshStep(
             store: store, endpoint: endpoint, client: client, margin: settings.refreshMargin, clock: clock,
-            replacing: old, generation: generation, limit: stormGuard())
+            replacing: old, generation: generation, limit: stormGuard(), retryDelays: settings.refreshRetryDelays,
+            sleep: sleep)
         let outcome = try await store.exclusive { try step.run($0) }
         // The actor was released during the await: re-check that the connection is still the one we refreshed.
         switch outcome {

@@ -173,6 +173,42 @@ final class TokenRefresherTests: XCTestCase {
         XCTAssertEqual(try store.read().accessToken, "at_old")
     }
 
+    func testALostRefreshAnswerIsSentAgainAfterAShortWait() async throws {
+        let lost = ErrorFactory(language: "en", redaction: Redaction(secrets: [])).make(ErrorCode.networkError, detail: "connection lost")
+        let endpoint = ScriptedEndpoint([.failure(lost), .failure(lost), .tokens(.sample("at_new", refresh: "rt_new"))])
+        let store = try pairedStore()
+        let waits = WaitRecorder()
+        let auth = TokenRefresher(
+            store: store, endpoint: endpoint,
+            settings: .init(client: OAuthClient(clientID: "profirest-pos", clientSecret: nil)),
+            clock: clock.function, sleep: { await waits.record($0) })
+        let token = try await auth.accessToken()
+        XCTAssertEqual(token, "at_new")
+        XCTAssertEqual(endpoint.tokenCalls, 3)
+        XCTAssertEqual(endpoint.allForms.map { $0["refresh_token"] }, ["rt_old", "rt_old", "rt_old"], "the same token each time")
+        let recorded = await waits.values
+        XCTAssertEqual(recorded, [1, 2])
+        XCTAssertEqual(try store.read().refreshToken, "rt_new")
+    }
+
+    func testRefreshRetriesAreBounded() async throws {
+        let lost = ErrorFactory(language: "en", redaction: Redaction(secrets: [])).make(ErrorCode.serviceUnavailable, status: 503, detail: nil)
+        let endpoint = ScriptedEndpoint([.failure(lost), .failure(lost), .failure(lost)])
+        let store = try pairedStore()
+        let auth = TokenRefresher(
+            store: store, endpoint: endpoint,
+            settings: .init(client: OAuthClient(clientID: "profirest-pos", clientSecret: nil)),
+            clock: clock.function, sleep: { _ in })
+        do {
+            _ = try await auth.accessToken()
+            XCTFail("expected the 503")
+        } catch let e as ProfirestAPIError {
+            XCTAssertEqual(e.code, ErrorCode.serviceUnavailable)
+        }
+        XCTAssertEqual(endpoint.tokenCalls, 3)
+        XCTAssertEqual(try store.read().accessToken, "at_old", "the tokens are kept")
+    }
+
     func testUnpairDuringRefreshDiscardsTheResult() async throws {
         let endpoint = ScriptedEndpoint([.tokens(.sample("at_new", refresh: "rt_new"))])
         let gate = Gate()
@@ -327,4 +363,10 @@ final class Counter: @unchecked Sendable {
         defer { lock.unlock() }
         return count
     }
+}
+
+/// Records the waits a refresher asks for, without waiting.
+private actor WaitRecorder {
+    private(set) var values: [TimeInterval] = []
+    func record(_ seconds: TimeInterval) { values.append(seconds) }
 }

@@ -89,6 +89,20 @@ final class SessionIntegrationTests: XCTestCase {
         XCTAssertEqual(observed9, 0)
     }
 
+    func testARefreshWhoseAnswerIsLostIsSentAgainAndDoesNotUnpair() async throws {
+        let (api, _) = try await pairedClient("profirest-dochazka")
+        try await api.connection()
+        try await sandbox.admin("POST", "tokens/expire", [:])
+        // The server rotates the refresh token, then the connection drops before the answer leaves.
+        try await sandbox.admin("POST", "faults", ["method": "POST", "path": "/oauth/token", "count": 1, "action": "drop_after"])
+        let connection = try await api.connection()
+        XCTAssertEqual(connection.restaurantId, "11")
+        XCTAssertTrue(api.isPaired)
+        let stats = try await sandbox.admin("GET", "stats")
+        XCTAssertEqual(stats["refresh_replays"]?.intValue, 1, "the retry got the same new tokens")
+        XCTAssertEqual(stats["refresh_reuse"]?.intValue, 0)
+    }
+
     func testABurstOf50ConcurrentCallsOnAnExpiredTokenRefreshesOnce() async throws {
         let (api, _) = try await pairedClient("profirest-kds")
         try await sandbox.admin("POST", "tokens/expire", [:])
