@@ -4609,7 +4609,8 @@ public struct TokenResponse: Codable, Hashable, Sendable {
     /// A paired device's id.
     public var deviceId: String?
     /// A public client's refresh token is single-use: every refresh returns a new one and the old one stops working (a
-    /// reuse is invalid_grant). When absent, keep the old one.
+    /// reuse is invalid_grant). Only a retry whose answer was lost is forgiven: the old token sent again within 60 s,
+    /// before the new one was used, answers the same new tokens. When absent, keep the old one.
     public var refreshToken: String?
     /// A device's restaurant.
     public var restaurantId: String?
