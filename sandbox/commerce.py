@@ -219,6 +219,13 @@ async def get_order(ctx: Ctx) -> web.Response:
     return json_response(_get(ctx, "order", "order_id"))
 
 
+def _transition(obj: dict, new: str, allowed) -> None:
+    """Moves an order, ticket or delivery to `new` if its flow allows it; otherwise 409 status_conflict."""
+    if new not in allowed:
+        raise ApiError("status_conflict", f"{obj['status']} → {new} is not allowed.")
+    obj["status"], obj["updated_at"] = new, iso()
+
+
 @operation("changeOrderStatus", body="OrderStatusChange", staff="optional", idempotent=True)
 async def change_order_status(ctx: Ctx) -> web.Response:
     order = _get(ctx, "order", "order_id")
@@ -228,10 +235,7 @@ async def change_order_status(ctx: Ctx) -> web.Response:
         allowed.append("cancelled")
     if order["fulfillment"]["type"] != "delivery" and "out_for_delivery" in allowed:
         allowed.remove("out_for_delivery")
-    if new not in allowed:
-        raise ApiError("status_conflict", f"{order['status']} → {new} is not allowed.")
-    order["status"] = new
-    order["updated_at"] = iso()
+    _transition(order, new, allowed)
     ctx.sb.store.put("order", order["id"], order, ctx.rid)
     ctx.sb.emit("order.status_changed", ctx.rid, {"order_id": order["id"], "status": new})
     return json_response(order)
@@ -349,9 +353,7 @@ async def list_tickets(ctx: Ctx) -> web.Response:
 async def change_ticket(ctx: Ctx) -> web.Response:
     t = _get(ctx, "ticket", "ticket_id")
     new = ctx.body["status"]
-    if new not in TICKET_FLOW.get(t["status"], []):
-        raise ApiError("status_conflict", f"{t['status']} → {new} is not allowed.")
-    t["status"], t["updated_at"] = new, iso()
+    _transition(t, new, TICKET_FLOW.get(t["status"], []))
     ctx.sb.store.put("ticket", t["id"], t, ctx.rid)
     ctx.sb.emit("kitchen.ticket_updated", ctx.rid, {"ticket_id": t["id"], "order_id": t["order_id"], "status": new})
     return json_response(t)
@@ -368,9 +370,7 @@ async def list_deliveries(ctx: Ctx) -> web.Response:
 async def change_delivery(ctx: Ctx) -> web.Response:
     d = _get(ctx, "delivery", "delivery_id")
     new = ctx.body["status"]
-    if new not in DELIVERY_FLOW.get(d["status"], []):
-        raise ApiError("status_conflict", f"{d['status']} → {new} is not allowed.")
-    d["status"], d["updated_at"] = new, iso()
+    _transition(d, new, DELIVERY_FLOW.get(d["status"], []))
     if ctx.body.get("location"):
         d["location"] = ctx.body["location"]
     if ctx.staff and new == "picked_up":
