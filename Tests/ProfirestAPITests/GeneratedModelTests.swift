@@ -15,7 +15,7 @@ final class GeneratedModelTests: XCTestCase {
     func testThePunchOfTheReferenceCompilesWithLiteralsVariablesAndConstants() throws {
         let types = ["p": "clock_in"]
         let type = try XCTUnwrap(types["p"])
-        var body = AttendancePunchCreate(id: ProfirestApi_uuidStandIn(), type: type, credential: StaffCredential(method: "pin", secret: "4821"))
+        var body = AttendancePunchCreate(id: ProfirestApi.uuid(), type: type, credential: StaffCredential(method: "pin", secret: "4821"))
         body.credential?.employeeId = "emp_2"
         XCTAssertEqual(body.credential?.employeeId, "emp_2")
         let literal = AttendancePunchCreate(id: "x", type: "clock_in")
@@ -146,6 +146,3 @@ final class GeneratedModelTests: XCTestCase {
         XCTAssertEqual(Set(Operations.all.map(\.id)).count, 45)
     }
 }
-
-/// The example's id: the real `ProfirestApi.uuid()` arrives with the client; any string does for a model.
-private func ProfirestApi_uuidStandIn() -> String { "01936f4e-8a2b-7c3d-9e4f-5a6b7c8d9e0f" }
