@@ -53,7 +53,11 @@ actor TokenRefresher {
 
     /// A token to send now: the stored one while fresh, otherwise a renewed one.
     /// Throws `AuthFailure.notPaired` when there are no tokens.
-    func accessToken() async throws -> String {
+    ///
+    /// Nonisolated: a fresh token (nearly every call) is read from the store's lock-protected snapshot without a
+    /// hop onto the actor, and callers waiting for a refresh await its task outside the actor, so when it ends
+    /// they all resume at once on the global executor instead of one after another through the actor.
+    nonisolated func accessToken() async throws -> String {
         if let fixed = settings.fixedAccessToken { return fixed }
         var state = store.snapshot
         if !state.hasTokens {
@@ -64,12 +68,12 @@ actor TokenRefresher {
         if let token = state.accessToken, RefreshStep.isFresh(state, now: clock(), margin: settings.refreshMargin) {
             return token
         }
-        return try await refreshShared(replacing: state.accessToken)
+        return try await sharedRefresh(replacing: state.accessToken).value
     }
 
     /// After a 401 `invalid_token` for `rejected`: a newer token to retry with, or nil when there is none to get
     /// (a fixed token) and the 401 stands.
-    func refresh(afterRejecting rejected: String) async throws -> String? {
+    nonisolated func refresh(afterRejecting rejected: String) async throws -> String? {
         if settings.fixedAccessToken != nil { return nil }
         var state = store.snapshot
         if !state.hasTokens {
@@ -81,7 +85,7 @@ actor TokenRefresher {
         {
             return token
         }
-        return try await refreshShared(replacing: rejected)
+        return try await sharedRefresh(replacing: rejected).value
     }
 
     /// Forgets the connection locally (tokens, restaurant, device, pending consent; event cursors stay), then
@@ -101,12 +105,16 @@ actor TokenRefresher {
         }
     }
 
-    private func refreshShared(replacing old: String?) async throws -> String {
-        if let running = inFlight { return try await running.value }
-        let task = Task { try await self.performRefresh(replacing: old) }
+    /// The refresh in flight, or a new one. Only the task clears `inFlight`, when it ends: no other refresh can
+    /// start while it runs, so the one it clears is always itself.
+    private func sharedRefresh(replacing old: String?) -> Task<String, Error> {
+        if let running = inFlight { return running }
+        let task = Task {
+            defer { inFlight = nil }
+            return try await performRefresh(replacing: old)
+        }
         inFlight = task
-        defer { if inFlight == task { inFlight = nil } }
-        return try await task.value
+        return task
     }
 
     private func performRefresh(replacing old: String?) async throws -> String {
