@@ -4,7 +4,8 @@
 //                                        on the client's clock, and the sandbox rejects it too), 1 000 concurrent
 //                                        GET /v2/connection: refreshes the sandbox counted (worst round; must be 1)
 //   stampede_time_ratio                  wall time of those 1 000 requests on the expired token ÷ the same load on a
-//                                        valid token; median of per-round ratios, the runs interleaved
+//                                        valid token; median of per-round ratios, the runs interleaved (ABBA);
+//                                        stampede_time_ratio_quartiles says how far single rounds scatter
 //   stampede_revoked_time_ratio          the same when only the server ended the token early (the client cannot know:
 //                                        every request goes out, gets 401, and is sent again after the one refresh)
 //   cross_process_refreshes_per_expiry   8 ProfirestRefreshProbe processes on one token file after each expiry:
@@ -12,6 +13,7 @@
 //   cross_process_invalid_grant          invalid_grant / not_paired outcomes plus the sandbox's refresh_reuse over
 //                                        those rounds (must be 0)
 //
+// `--only stampede` runs just these keys; `--verbose 1` prints every run with the CPU time of client and sandbox.
 // Without the sandbox's interpreter (.venv/bin/python or $PROFIREST_SANDBOX_PYTHON) these keys are skipped.
 import Foundation
 import ProfirestAPI
@@ -20,12 +22,16 @@ import FoundationNetworking
 #endif
 
 struct StampedeSettings {
-    var rounds = 5
+    // A single round's ratio scatters by ±20 % on two shared cores (client and sandbox each saturate one, and the
+    // VM's neighbours take their share); the median of 41 rounds is stable to about ±3 %.
+    var rounds = 41
+    var revokedRounds = 10
     var requests = 1_000
     var processRounds = 4
     var processes = 8
     var callsPerProcess = 5
     var probe: String?
+    var verbose = false
     var python = ProcessInfo.processInfo.environment["PROFIREST_SANDBOX_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
         ?? ".venv/bin/python"
 
@@ -35,10 +41,12 @@ struct StampedeSettings {
             let value = arguments[i + 1]
             switch arguments[i] {
             case "--stampede-rounds": rounds = max(1, Int(value) ?? rounds)
+            case "--revoked-rounds": revokedRounds = max(1, Int(value) ?? revokedRounds)
             case "--stampede-requests": requests = max(1, Int(value) ?? requests)
             case "--process-rounds": processRounds = max(1, Int(value) ?? processRounds)
             case "--probe": probe = value
             case "--python": python = value
+            case "--verbose": verbose = value == "1"
             default: break
             }
             i += 2
@@ -133,25 +141,33 @@ final class Sandbox: @unchecked Sendable {
 }
 
 /// `count` concurrent GET /v2/connection; milliseconds of wall time and the outcomes that were not "ok".
-func connectionLoad(_ api: ProfirestApi, count: Int) async -> (ms: Double, failures: [String: Int]) {
+func connectionLoad(_ api: ProfirestApi, count: Int) async -> (ms: Double, firstMs: Double, failures: [String: Int]) {
     let start = DispatchTime.now().uptimeNanoseconds
-    let outcomes = await withTaskGroup(of: String.self) { group in
+    let (outcomes, first) = await withTaskGroup(of: (String, UInt64).self) { group in
         for _ in 0..<count {
             group.addTask {
+                let outcome: String
                 do {
                     _ = try await api.get("/connection")
-                    return "ok"
+                    outcome = "ok"
                 } catch let e as ProfirestAPIError {
-                    return e.code
+                    outcome = e.code
                 } catch {
-                    return String(describing: type(of: error))
+                    outcome = String(describing: type(of: error))
                 }
+                return (outcome, DispatchTime.now().uptimeNanoseconds)
             }
         }
-        return await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+        var counts: [String: Int] = [:]
+        var first = UInt64.max
+        for await (outcome, end) in group {
+            counts[outcome, default: 0] += 1
+            first = min(first, end)
+        }
+        return (counts, first)
     }
     let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-    return (ms, outcomes.filter { $0.key != "ok" })
+    return (ms, Double(first - start) / 1e6, outcomes.filter { $0.key != "ok" })
 }
 
 /// One probe process; `finish` waits (bounded by `deadline`, then SIGKILL) and parses its last line.
@@ -184,6 +200,7 @@ struct ProbeProcess {
 
 func stampedeResults(_ arguments: [String]) async throws -> [String: Any] {
     let settings = StampedeSettings(arguments)
+    let verbose = settings.verbose
     guard FileManager.default.isExecutableFile(atPath: settings.python),
         FileManager.default.fileExists(atPath: "sandbox/__main__.py")
     else {
@@ -203,42 +220,63 @@ func stampedeResults(_ arguments: [String]) async throws -> [String: Any] {
     let api = ProfirestApi(options: .init(
         baseURL: sandbox.api, clientID: client, language: "en", storage: storage, timeout: 60, clock: { clock.now() }))
     _ = await connectionLoad(api, count: 100)  // warm up connections and caches
-    var valid: [Double] = []
-    var expired: [Double] = []
-    var revoked: [Double] = []
+    // Every run gets the same admin calls around it (a valid run expires the tokens of a client that has none) and
+    // a pause before it, so the only difference between the kinds is the token. Valid and expired alternate in
+    // ABBA order; the revoked runs come afterwards in their own rounds, so their extra load (2 000 requests, 1 000
+    // error answers) never lands on the runs the ratio compares.
+    var times: [String: [Double]] = [:]
     var refreshCounts: [Int] = []
-    var sentOnExpired: [Int] = []  // GET /v2/connection the sandbox saw in an expired run: 401s plus their repeats
+    var sentOnExpired: [Int] = []  // GET /v2/connection the sandbox saw in an expired run
     var failed = 0
-    for round in 0..<settings.rounds {
-        for kind in round % 2 == 0 ? ["valid", "expired", "revoked"] : ["revoked", "expired", "valid"] {
-            if kind != "valid" {
-                try await sandbox.admin("DELETE", "stats")
-                try await sandbox.admin("POST", "tokens/expire", [:])
-            }
-            if kind == "expired" { clock.advance(by: 3_600) }
-            let run = await connectionLoad(api, count: settings.requests)
-            failed += run.failures.values.reduce(0, +)
-            if !run.failures.isEmpty { FileHandle.standardError.write(Data("stampede failures: \(run.failures)\n".utf8)) }
-            if kind == "revoked" {
-                revoked.append(run.ms)
-            } else if kind == "expired" {
-                expired.append(run.ms)
-                let stats = try await sandbox.admin("GET", "stats")
-                refreshCounts.append((stats["token_refreshes"] as? [String: Any])?[client] as? Int ?? 0)
-                sentOnExpired.append((stats["requests"] as? [String: Any])?["GET /v2/connection"] as? Int ?? 0)
-            } else {
-                valid.append(run.ms)
-            }
+    func measure(_ kind: String) async throws {
+        try await sandbox.admin("DELETE", "stats")
+        try await sandbox.admin("POST", "tokens/expire", kind == "valid" ? ["client_id": "bench-nobody"] : [:])
+        // Past the expiry for an expired run; past the refresh storm guard's window (60 s) for a revoked one, whose
+        // token the client still holds for valid — as if the runs were a minute apart.
+        if kind == "expired" { clock.advance(by: 3_600) }
+        if kind == "revoked" { clock.advance(by: 61) }
+        try await Task.sleep(nanoseconds: 150_000_000)
+        let cpuBefore = processCPU(sandbox.process.processIdentifier)
+        let selfBefore = processCPU(getpid())
+        let run = await connectionLoad(api, count: settings.requests)
+        let serverCPU = processCPU(sandbox.process.processIdentifier) - cpuBefore
+        let clientCPU = processCPU(getpid()) - selfBefore
+        let stats = try await sandbox.admin("GET", "stats")
+        times[kind, default: []].append(run.ms)
+        failed += run.failures.values.reduce(0, +)
+        if !run.failures.isEmpty { FileHandle.standardError.write(Data("stampede failures: \(run.failures)\n".utf8)) }
+        if kind == "expired" {
+            refreshCounts.append((stats["token_refreshes"] as? [String: Any])?[client] as? Int ?? 0)
+            sentOnExpired.append((stats["requests"] as? [String: Any])?["GET /v2/connection"] as? Int ?? 0)
         }
-        FileHandle.standardError.write(Data("stampede round \(round + 1)/\(settings.rounds) done\n".utf8))
+        if verbose {
+            FileHandle.standardError.write(Data(String(
+                format: "  %@ %.1f ms (first answer after %.1f ms) server cpu %.0f ms client cpu %.0f ms\n", kind, run.ms, run.firstMs, serverCPU, clientCPU).utf8))
+        }
     }
-    let ratio = rounded(median(zip(expired, valid).map { $0 / $1 }))
-    results["stampede_revoked_time_ratio"] = rounded(median(zip(revoked, valid).map { $0 / $1 }))
+    for round in 0..<settings.rounds {
+        for kind in round % 2 == 0 ? ["valid", "expired"] : ["expired", "valid"] { try await measure(kind) }
+    }
+    let expiredRatios = zip(times["expired"]!, times["valid"]!).map { $0 / $1 }
+    let validMedian = median(times["valid"]!)
+    times["valid"] = []
+    for round in 0..<settings.revokedRounds {
+        for kind in round % 2 == 0 ? ["valid", "revoked"] : ["revoked", "valid"] { try await measure(kind) }
+    }
+    let revokedRatios = zip(times["revoked"]!, times["valid"]!).map { $0 / $1 }
+    if verbose {
+        FileHandle.standardError.write(Data("expired ÷ valid per round: \(expiredRatios.map(rounded))\n".utf8))
+    }
+    results["stampede_time_ratio"] = rounded(median(expiredRatios))
+    results["stampede_time_ratio_quartiles"] = quartiles(expiredRatios).map(rounded)
+    results["stampede_revoked_time_ratio"] = rounded(median(revokedRatios))
     results["stampede_refreshes"] = refreshCounts.max() ?? 0
-    results["stampede_time_ratio"] = ratio
     results["stampede_failed_requests"] = failed
     results["stampede_requests_seen_by_server"] = sentOnExpired.max() ?? 0
-    results["stampede_ms"] = ["valid": rounded(median(valid)), "expired": rounded(median(expired)), "revoked": rounded(median(revoked))]
+    results["stampede_ms"] = [
+        "valid": rounded(validMedian), "expired": rounded(median(times["expired"]!)),
+        "revoked": rounded(median(times["revoked"]!)),
+    ]
 
     // Cross-process: 8 probe processes on one token file after each expiry.
     let probe = settings.probe
@@ -282,7 +320,8 @@ func stampedeResults(_ arguments: [String]) async throws -> [String: Any] {
         print("cross-process: skipped — \(probe) is not built (swift build --product ProfirestRefreshProbe)")
     }
     results["stampede_bench_setup"] = "sandbox without --validate on loopback, GET /v2/connection; \(settings.rounds) rounds of "
-        + "\(settings.requests) concurrent requests on a valid, an expired (clock past expiry) and a server-revoked token, interleaved, "
+        + "\(settings.requests) concurrent requests on a valid and an expired (clock past expiry) token in ABBA order, "
+        + "then \(settings.revokedRounds) rounds of valid and server-revoked; same admin calls and a 150 ms pause before each run; "
         + "median of per-round ratios; "
         + "\(settings.processRounds) rounds of \(settings.processes) ProfirestRefreshProbe processes x \(settings.callsPerProcess) calls on one token file"
 
@@ -307,4 +346,21 @@ final class ClockOffset: @unchecked Sendable {
         seconds += interval
         lock.unlock()
     }
+}
+
+/// CPU time (user + system) of a process in milliseconds, from /proc (0 where there is none).
+func processCPU(_ pid: Int32) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = text.lastIndex(of: ")")
+    else { return 0 }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) * 10  // clock ticks of 10 ms
+}
+
+/// The first and third quartile: how far the per-round ratios scatter around their median.
+func quartiles(_ values: [Double]) -> [Double] {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return [] }
+    return [sorted[(sorted.count - 1) / 4], sorted[(3 * (sorted.count - 1)) / 4]]
 }

@@ -23,6 +23,8 @@ struct Settings {
     var concurrentPerTask = 16
     var output = "benchmarks/results/latest.json"
     var serverScript = "tools/loopback_server.py"
+    /// `--only stampede`: skip the GET comparison (to look at the stampede alone).
+    var only: String?
 
     init(_ arguments: [String]) {
         var i = 1
@@ -34,6 +36,7 @@ struct Settings {
             case "--concurrent-per-task": concurrentPerTask = Int(value) ?? concurrentPerTask
             case "--output": output = value
             case "--server": serverScript = value
+            case "--only": only = value
             default: break
             }
             i += 2
@@ -144,8 +147,26 @@ func median(_ values: [Double]) -> Double {
 
 func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
 
+/// Merges `results` into the JSON file at `path`, keeping the keys other benchmarks put there.
+func merge(_ results: [String: Any], into path: String) throws {
+    var merged: [String: Any] = [:]
+    if let data = FileManager.default.contents(atPath: path),
+        let existing = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    {
+        merged = existing
+    }
+    for (key, value) in results { merged[key] = value }
+    let data = try JSONSerialization.data(withJSONObject: merged, options: [.prettyPrinted, .sortedKeys])
+    // Atomic: a reader (or another benchmark merging its keys) never sees half a file.
+    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+}
+
 func run() async throws {
     let settings = Settings(CommandLine.arguments)
+    if settings.only == "stampede" {
+        try merge(try await stampedeResults(CommandLine.arguments), into: settings.output)
+        return
+    }
     let server = try Server(script: settings.serverScript)
     defer { server.stop() }
     let variants = makeVariants(port: server.port)
@@ -194,16 +215,7 @@ func run() async throws {
     // The refresh stampede and the cross-process refresh against the sandbox (Stampede.swift).
     for (key, value) in try await stampedeResults(CommandLine.arguments) { results[key] = value }
 
-    var merged: [String: Any] = [:]
-    if let data = FileManager.default.contents(atPath: settings.output),
-        let existing = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-    {
-        merged = existing
-    }
-    for (key, value) in results { merged[key] = value }
-    let data = try JSONSerialization.data(withJSONObject: merged, options: [.prettyPrinted, .sortedKeys])
-    // Atomic: a reader (or another benchmark merging its keys) never sees half a file.
-    try data.write(to: URL(fileURLWithPath: settings.output), options: .atomic)
+    try merge(results, into: settings.output)
 
     print("ms per request (median)      sequential   concurrent(64)")
     for name in s.keys.sorted() {
