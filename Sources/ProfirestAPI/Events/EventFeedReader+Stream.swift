@@ -9,17 +9,12 @@ extension EventFeedReader {
         let head: HTTPStreamingResponse
         do {
             head = try await feed.openStream(after: start)
-        } catch let error as ProfirestAPIError {
-            switch error.code {
-            case _ where error.status == 503 || error.status == 404:
-                schedule.streamUnavailable(retryAfter: error.retryAfter, now: feed.now)
-                return
-            case ErrorCode.networkError, ErrorCode.timeout:
-                try await reconnectLater(delivered: false)
-                return
-            default:
-                throw error
-            }
+        } catch let error as ProfirestAPIError where error.status == 503 || error.status == 404 {
+            schedule.streamUnavailable(retryAfter: error.retryAfter, now: feed.now)
+            return
+        } catch let error as ProfirestAPIError where error.code == ErrorCode.networkError || error.code == ErrorCode.timeout {
+            try await reconnectLater(delivered: false)
+            return
         }
         guard Self.isEventStream(head) else {
             // Some older server or a proxy answers 200 with something else: poll, as without the stream.
