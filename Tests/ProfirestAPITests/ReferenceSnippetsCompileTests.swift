@@ -16,6 +16,9 @@ final class ReferenceSnippetsCompileTests: XCTestCase {
         try await requests(api, id: "c1", rid: "11", localID: 1, orderCreate: OrderCreate(quoteId: "q1"),
                            zipData: Data([1]), backupID: "b1")
         XCTAssertGreaterThan(transport.count, 5)
+        let before = transport.count
+        try await events(api, rid: "11")
+        XCTAssertGreaterThan(transport.count, before)
     }
 
     func clients() {
@@ -43,6 +46,26 @@ final class ReferenceSnippetsCompileTests: XCTestCase {
         for try await page in api.pages("/restaurants/11/attendance/presence", as: AttendancePresencePage.self) { print(page.data) }
         for p in try await api.all("/restaurants/\(rid)/attendance/presence", as: AttendancePresence.self) { print(p.employee.name) }
         _ = (catalog, order, zip, staff)
+    }
+
+    func events(_ api: ProfirestApi, rid: String) async throws {
+        let feed = api.watchEvents(.init(
+            restaurantID: rid,
+            types: ["kitchen.ticket_updated", "order.created", "order.status_changed"],
+            onEvents: { _ in await reloadBoard() },   // a thrown error = the page comes again
+            onReset: { _ in await reloadBoard() }))
+        feed.cancel()
+        // one page (e.g. from BGAppRefreshTask):
+        try await api.eventWatcher(.init(restaurantID: rid, onEvents: { _ in })).once()
+        // the options of the Methods table, and the generated constants for the types
+        let watcher = api.eventWatcher(.init(
+            restaurantID: rid, types: [.orderCreated, .orderStatusChanged], onEvents: { events in print(events.map(\.id)) },
+            onReset: { error in print(error.code) }, onError: { error in print(error) }, stream: false,
+            streamIdleTimeout: 45, interval: 5, limit: 100))
+        let live: Bool = watcher.isStreaming
+        watcher.stop()
+        await watcher.run()
+        _ = live
     }
 
     func punches(_ api: ProfirestApi, rid: String, pin: String, quote: QuoteCreate, receipt: ReceiptCreate) async throws {
@@ -75,6 +98,9 @@ final class ReferenceSnippetsCompileTests: XCTestCase {
     }
 }
 
+/// The app's own function of the reference's event feed example.
+private func reloadBoard() async {}
+
 /// Answers every request with the contract's example of the schema the snippet at that path asks for.
 private final class ReplayTransport: HTTPTransport, @unchecked Sendable {
     private let lock = NSLock()
@@ -106,10 +132,11 @@ private final class ReplayTransport: HTTPTransport, @unchecked Sendable {
         else if path.hasSuffix("/orders") { schema = "Order" }
         else if path.hasSuffix("/staff") { schema = "StaffMemberPage" }
         else if path.hasSuffix("/presence") { schema = "AttendancePresencePage" }
+        else if path.hasSuffix("/events") { schema = "EventPage" }
         else { schema = "Customer" }
         var example = (schemas[schema] as? [String: Any])?["example"] as? [String: Any] ?? [:]
         // The example page names a next page: serve it once, then end the list.
-        if request.url.query?.contains("cursor=") == true { example["next_cursor"] = nil }
+        if request.url.query?.contains("cursor=") == true, schema != "EventPage" { example["next_cursor"] = nil }
         let body = try JSONSerialization.data(withJSONObject: example)
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "ETag": "\"v1\""], body: body)
     }

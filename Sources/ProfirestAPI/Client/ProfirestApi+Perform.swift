@@ -15,6 +15,16 @@ extension ProfirestApi {
         _ method: String, path: String, query: [String: QueryValue] = [:], body: (data: Data, contentType: String)?,
         options: RequestOptions
     ) async throws -> HTTPResponse {
+        let request = try outgoing(method, path: path, query: query, body: body, options: options)
+        return try await pipeline.execute(request, options: options)
+    }
+
+    /// The request as the pipeline takes it: the resolved URL with its query, the body, and the headers of
+    /// the options (tokens excepted: the pipeline adds them per attempt).
+    func outgoing(
+        _ method: String, path: String, query: [String: QueryValue], body: (data: Data, contentType: String)?,
+        options: RequestOptions
+    ) throws -> OutgoingRequest {
         let base = try self.base.get()
         let method = method.uppercased()
         let target = try RequestTarget.resolve(path, query: options.query.merging(query) { $1 }, base: base)
@@ -34,8 +44,7 @@ extension ProfirestApi {
             if let existing = headers.keys.first(where: { $0.lowercased() == lower }) { headers[existing] = nil }
             headers[name] = value
         }
-        let request = OutgoingRequest(method: method, target: target, headers: headers, body: body?.data)
-        return try await pipeline.execute(request, options: options)
+        return OutgoingRequest(method: method, target: target, headers: headers, body: body?.data)
     }
 
     /// Encodes a model body once, as sorted-key JSON.

@@ -10,11 +10,11 @@ import Foundation
 enum AttemptDeadline {
     struct Expired: Error {}
 
-    static func run(
+    static func run<Answer: Sendable>(
         timeout: TimeInterval, timer: @escaping @Sendable (TimeInterval) async throws -> Void,
-        _ operation: @escaping @Sendable () async throws -> HTTPResponse
-    ) async throws -> HTTPResponse {
-        try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+        _ operation: @escaping @Sendable () async throws -> Answer
+    ) async throws -> Answer {
+        try await withThrowingTaskGroup(of: Answer?.self) { group in
             group.addTask { try await operation() }
             group.addTask {
                 try await timer(timeout)
@@ -22,8 +22,8 @@ enum AttemptDeadline {
             }
             defer { group.cancelAll() }
             // The first child to finish decides; the other is cancelled when the group is left.
-            guard let first = try await group.next(), let response = first else { throw Expired() }
-            return response
+            guard let first = try await group.next(), let answer = first else { throw Expired() }
+            return answer
         }
     }
 

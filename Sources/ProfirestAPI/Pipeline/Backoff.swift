@@ -11,7 +11,8 @@ enum Backoff {
     /// - Parameters:
     ///   - retry: 0 for the first retry, 1 for the second…
     ///   - unit: a random number in 0..<1 (injected so tests can pin it).
-    static func delay(retry: Int, base: TimeInterval, unit: Double) -> TimeInterval {
+    ///   - cap: the longest base; the event feed waits out errors longer (60 s) than a request does.
+    static func delay(retry: Int, base: TimeInterval, unit: Double, cap: TimeInterval = Backoff.cap) -> TimeInterval {
         let doubled = base * pow(2, Double(min(retry, 30)))
         let capped = min(max(doubled, 0), cap)
         return capped * (0.75 + 0.5 * min(max(unit, 0), 1))

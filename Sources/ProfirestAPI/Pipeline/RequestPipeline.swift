@@ -28,6 +28,8 @@ struct OutgoingRequest: Sendable {
 
 /// One request's life: pick the Idempotency-Key once, then loop attempts — authorize, send under a deadline,
 /// classify, and retry what the reference's table allows (`RetryPolicy`), waiting per Retry-After or `Backoff`.
+/// The steps of one attempt are in RequestPipeline+Attempt.swift, shared with the event stream's entry
+/// (RequestPipeline+Stream.swift).
 struct RequestPipeline: Sendable {
     let transport: any HTTPTransport
     let authorizer: any RequestAuthorizer
@@ -40,48 +42,18 @@ struct RequestPipeline: Sendable {
         if let key = IdempotencyKey.value(method: request.method, option: options.idempotencyKey, now: settings.clock()) {
             headers[IdempotencyKey.header] = key
         }
-        let staff = try staffToken(options, target: request.target)
-        if !request.target.isAPIOrigin, case .bearer = options.auth {
-            throw ProfirestUsageError(
-                "auth: .bearer is never sent to \(request.target.origin.host), which is not the API (\(request.target.url.absoluteString)); tokens go only to baseURL")
-        }
+        let staff = try admit(request, options: options)
 
         var retriesUsed = 0
-        var refreshed = false
-        var freshToken: String?
+        var renewal = TokenRenewal()
         while true {
             try Task.checkCancellation()
-            var attemptHeaders = headers
-            var sentToken: String?
-            if request.target.isAPIOrigin {
-                switch options.auth {
-                case .none: sentToken = nil
-                case .bearer(let token): sentToken = token
-                case .auto:
-                    if let token = freshToken {
-                        sentToken = token
-                    } else {
-                        sentToken = try await authorizer.accessToken()
-                    }
-                }
-                freshToken = nil
-                if (sentToken != nil || staff.token != nil) && !request.target.origin.mayCarryTokens {
-                    throw ProfirestUsageError(
-                        "tokens are never sent over plain http to \(request.target.origin.host); use https (or a loopback address such as http://127.0.0.1:8080 for the sandbox)")
-                }
-                if let sentToken { attemptHeaders["Authorization"] = "Bearer \(sentToken)" }
-                if let token = staff.token { attemptHeaders["Profirest-Staff-Token"] = token }
-            }
-            // Built only when something failed: the success path allocates nothing for errors.
-            let tokens = (sentToken, staff.token)
-            var errors: ErrorFactory {
-                ErrorFactory(language: settings.language, redaction: Redaction(secrets: [tokens.0, tokens.1].compactMap { $0 }))
-            }
+            let attempt = try await authorize(request, headers: headers, options: options, staff: staff, renewal: &renewal)
             let httpRequest = HTTPRequest(
-                method: request.method, url: request.target.url, headers: attemptHeaders, body: request.body,
+                method: request.method, url: request.target.url, headers: attempt.headers, body: request.body,
                 timeout: timeout)
 
-            let failure: ProfirestAPIError
+            let failed: ProfirestAPIError
             do {
                 let response: HTTPResponse
                 if transport is BoundsEachAttempt {
@@ -91,41 +63,15 @@ struct RequestPipeline: Sendable {
                         [transport] in try await transport.send(httpRequest)
                     }
                 }
-                switch response.status {
-                case 200..<300, 304:
-                    if staff.fromSession, let token = staff.token { authorizer.staffRequestSucceeded(token: token) }
-                    return response
-                case 300..<400:
-                    throw errors.redirect(response)
-                default:
-                    failure = errors.fromResponse(response, now: settings.clock())
-                }
-            } catch let error as ProfirestAPIError {
-                throw error
+                guard let answered = try failure(of: response, attempt: attempt) else { return response }
+                failed = answered
             } catch {
-                if Task.isCancelled || error is CancellationError { throw CancellationError() }
-                failure = error is AttemptDeadline.Expired
-                    ? errors.make(ErrorCode.timeout, detail: "no complete answer within \(timeout) s (one attempt, body included)")
-                    : errors.fromTransport(error)
+                failed = try failure(of: error, attempt: attempt, timeout: timeout)
             }
 
-            if failure.status == 401, failure.code == ErrorCode.invalidToken, !refreshed, case .auto = options.auth,
-                let rejected = sentToken
-            {
-                // One refresh and one more try, not counted as a retry. Only a request that carried a token can
-                // have been rejected for it; the authorizer knows whether that token is still the current one.
-                refreshed = true
-                guard let token = try await authorizer.refresh(afterRejecting: rejected) else { throw failure }
-                freshToken = token
-                continue
-            }
-            if failure.status == 401, failure.code == ErrorCode.staffSessionExpired, staff.fromSession,
-                let token = staff.token
-            {
-                authorizer.staffRejected(token: token)
-            }
-            guard let wait = retryWait(failure, retriesUsed: retriesUsed, retries: retries, replayable: request.replayable)
-            else { throw failure }
+            if try await renew(after: failed, attempt: attempt, options: options, renewal: &renewal) { continue }
+            guard let wait = retryWait(failed, retriesUsed: retriesUsed, retries: retries, replayable: request.replayable)
+            else { throw failed }
             retriesUsed += 1
             try await settings.sleep(wait)
             try Task.checkCancellation()
@@ -144,7 +90,7 @@ struct RequestPipeline: Sendable {
 
     /// The staff token this call sends, per the `staff` option; `.required` without a session fails before
     /// anything is sent.
-    private func staffToken(_ options: RequestOptions, target: RequestTarget) throws -> (token: String?, fromSession: Bool) {
+    func staffToken(_ options: RequestOptions, target: RequestTarget) throws -> (token: String?, fromSession: Bool) {
         if !target.isAPIOrigin {
             switch options.staff {
             case .required, .token:

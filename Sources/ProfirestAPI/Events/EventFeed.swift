@@ -1,0 +1,88 @@
+import Foundation
+
+/// What the feed reader does through the client: its two requests, the stored cursor of this subscription, and
+/// the app's handlers. The reader (`EventFeedReader`) decides when; this says how.
+struct EventFeed: Sendable {
+    let api: ProfirestApi
+    let options: EventWatcher.Options
+
+    var settings: PipelineSettings { api.pipeline.settings }
+    var now: Date { settings.clock() }
+
+    /// Whether this client can read the live stream at all.
+    var canStream: Bool { options.stream && api.pipeline.transport is any StreamingHTTPTransport }
+
+    // MARK: The cursor, under `events_cursor[:restaurant][:types]` in the state document
+
+    var store: StateStore { api.identity.context.store }
+
+    func storedCursor() -> String? {
+        store.cursor(restaurantID: options.restaurantID, types: options.types)
+    }
+
+    func store(_ cursor: String?) async throws {
+        try await store.saveCursor(cursor, restaurantID: options.restaurantID, types: options.types)
+    }
+
+    // MARK: Requests
+
+    /// The filters both endpoints take.
+    private var filters: [String: QueryValue] {
+        var query: [String: QueryValue] = [:]
+        if !options.types.isEmpty { query["types"] = .list(options.types) }
+        if let restaurantID = options.restaurantID { query["restaurant_id"] = .string(restaurantID) }
+        return query
+    }
+
+    /// The feed never sends the staff token: each successful request would extend the employee's session, and
+    /// a feed that reads all day would keep it open for ever.
+    private var requestOptions: RequestOptions { RequestOptions(staff: .none) }
+
+    /// `GET /v2/events`: the page after `cursor`, or without one the (empty) page at the end of the feed.
+    func page(after cursor: String?) async throws -> EventPage {
+        var query = filters
+        query["limit"] = .int(options.pageLimit)
+        if let cursor { query["cursor"] = .string(cursor) }
+        return try await api.perform("GET", path: "/events", query: query, body: nil, options: requestOptions, as: EventPage.self)
+    }
+
+    /// `GET /v2/events/stream` from `cursor` (as `Last-Event-ID`).
+    func openStream(after cursor: String) async throws -> HTTPStreamingResponse {
+        var options = requestOptions
+        options.accept = "text/event-stream"
+        options.headers["Last-Event-ID"] = cursor
+        options.headers["Cache-Control"] = "no-store"
+        let request = try api.outgoing("GET", path: "/events/stream", query: filters, body: nil, options: options)
+        return try await api.pipeline.stream(request, options: options, idleTimeout: self.options.streamIdleTimeout)
+    }
+
+    // MARK: The app's handlers
+
+    /// Calls `onEvents`; what it throws comes back wrapped, so the reader never mistakes it for its own errors
+    /// (an app's `not_paired` from another request must not be read as the feed's).
+    func deliver(_ events: [Event]) async throws {
+        guard !events.isEmpty else { return }
+        do {
+            try await options.onEvents(events)
+        } catch {
+            throw HandlerFailure(error: error)
+        }
+    }
+
+    /// Shows an error to `onError`: the app's own error as it threw it.
+    func report(_ error: any Error) async {
+        guard let onError = options.onError else { return }
+        if let failure = error as? HandlerFailure {
+            await onError(failure.error)
+        } else {
+            await onError(error)
+        }
+    }
+
+    var errors: ErrorFactory { api.errorFactory }
+}
+
+/// An error thrown by `onEvents`: the events come again.
+struct HandlerFailure: Error {
+    let error: any Error
+}

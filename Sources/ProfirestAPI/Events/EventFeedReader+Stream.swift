@@ -1,0 +1,176 @@
+import Foundation
+
+extension EventFeedReader {
+    /// Reads the live stream from the cursor until the connection ends, then waits as `FeedSchedule` says.
+    /// A server without the stream (503, 404, or no event stream in a 200) sends the feed to polling until
+    /// Retry-After; a connection that could not be made or that dropped is no error.
+    mutating func readStream() async throws {
+        guard let start = cursor else { return }
+        let head: HTTPStreamingResponse
+        do {
+            head = try await feed.openStream(after: start)
+        } catch let error as ProfirestAPIError where error.status == 503 || error.status == 404 {
+            schedule.streamUnavailable(retryAfter: error.retryAfter, now: feed.now)
+            return
+        } catch let error as ProfirestAPIError where error.code == ErrorCode.networkError || error.code == ErrorCode.timeout {
+            try await reconnectLater(delivered: false)
+            return
+        }
+        guard Self.isEventStream(head) else {
+            // Some older server or a proxy answers 200 with something else: poll, as without the stream.
+            schedule.streamUnavailable(retryAfter: nil, now: feed.now)
+            return
+        }
+        schedule.succeeded()
+        streaming(true)
+        let progress = Locked(StreamProgress(cursor: start))
+        do {
+            try await StreamSession(feed: feed, progress: progress).read(head.body)
+        } catch {
+            ended(progress.withLock { $0 })
+            throw error
+        }
+        let outcome = progress.withLock { $0 }
+        ended(outcome)
+        try await reconnectLater(delivered: outcome.delivered)
+    }
+
+    /// Takes over what the connection achieved, whichever way it ended.
+    private mutating func ended(_ outcome: StreamProgress) {
+        streaming(false)
+        cursor = outcome.cursor
+        if let retry = outcome.retry { schedule.serverRetry(milliseconds: retry) }
+    }
+
+    mutating func reconnectLater(delivered: Bool) async throws {
+        if let delay = schedule.streamDropped(delivered: delivered, now: feed.now) {
+            try await wait(delay)
+        }
+    }
+
+    static func isEventStream(_ head: HTTPStreamingResponse) -> Bool {
+        guard let type = HTTPHeaders.value("Content-Type", in: head.headers) else { return true }
+        return type.lowercased().contains("text/event-stream")
+    }
+}
+
+/// What one stream connection achieved, shared between its reading task and the reader.
+struct StreamProgress: Sendable {
+    var cursor: String
+    /// Whether it brought events or keep-alives: then its end starts the count of drops again.
+    var delivered = false
+    /// The server's `retry` field, milliseconds.
+    var retry: Int?
+}
+
+/// One connection of the live stream: reads chunks, parses events, hands them to `onEvents` and stores the
+/// cursor after each batch — raced against the idle limit, which only counts time spent waiting for bytes.
+struct StreamSession: Sendable {
+    let feed: EventFeed
+    let progress: Locked<StreamProgress>
+
+    private enum End: Sendable { case closed, idle }
+
+    /// Returns when the connection ended, broke off, or was idle too long; throws what `onEvents`, the storage or
+    /// a malformed event threw.
+    func read(_ body: AsyncThrowingStream<Data, Error>) async throws {
+        let activity = Locked(Activity(last: feed.now))
+        try await withThrowingTaskGroup(of: End.self) { group in
+            group.addTask { try await consume(body, activity: activity) }
+            group.addTask { try await watchIdle(activity) }
+            defer { group.cancelAll() }
+            _ = try await group.next()
+        }
+    }
+
+    private struct Activity: Sendable {
+        var last: Date
+        var busy = false
+    }
+
+    private func consume(_ body: AsyncThrowingStream<Data, Error>, activity: Locked<Activity>) async throws -> End {
+        var parser = ServerSentEvents()
+        var iterator = body.makeAsyncIterator()
+        while true {
+            let chunk: Data?
+            do {
+                chunk = try await iterator.next()
+            } catch {
+                // The connection broke off: not an error of the feed.
+                try Task.checkCancellation()
+                return .closed
+            }
+            guard let chunk else {
+                parser.finish()
+                return .closed
+            }
+            let now = feed.now
+            activity.withLock {
+                $0.last = now
+                $0.busy = true
+            }
+            let events: [ServerSentEvent]
+            do {
+                events = try parser.feed(chunk)
+            } catch {
+                throw feed.errors.make(
+                    ErrorCode.invalidResponse, status: 200, detail: "the event stream is malformed: \(error)")
+            }
+            let (retry, comments) = (parser.retry, parser.comments)
+            progress.withLock {
+                if let retry { $0.retry = retry }
+                if comments > 0 || !events.isEmpty { $0.delivered = true }
+            }
+            try await deliver(events)
+            let after = feed.now
+            activity.withLock {
+                $0.last = after
+                $0.busy = false
+            }
+        }
+    }
+
+    /// Ends the connection after `streamIdleTimeout` without a byte. Time spent in `onEvents` does not count.
+    private func watchIdle(_ activity: Locked<Activity>) async throws -> End {
+        let limit = feed.options.streamIdleTimeout
+        while true {
+            let (last, busy) = activity.withLock { ($0.last, $0.busy) }
+            let remaining = busy ? limit : last.addingTimeInterval(limit).timeIntervalSince(feed.now)
+            if remaining <= 0 { return .idle }
+            try await feed.settings.sleep(remaining)
+            try Task.checkCancellation()
+        }
+    }
+
+    /// Decodes the events, hands them over in batches of at most `limit`, and stores the cursor (the `id` of the
+    /// last event of the batch) after each. The good events before a malformed one are delivered first.
+    private func deliver(_ events: [ServerSentEvent]) async throws {
+        var batch: [Event] = []
+        var batchCursor: String?
+        func flush() async throws {
+            guard !batch.isEmpty else { return }
+            try await feed.deliver(batch)
+            batch.removeAll()
+            if let next = batchCursor, next != progress.withLock({ $0.cursor }) {
+                try await feed.store(next)
+                progress.withLock { $0.cursor = next }
+            }
+        }
+        for event in events {
+            let decoded: Event
+            do {
+                decoded = try JSONCoding.decoder.decode(Event.self, from: Data(event.data.utf8))
+            } catch {
+                try await flush()
+                let reason = (error as? DecodingError).map(ResponseDecoding.describe) ?? "\(error)"
+                throw feed.errors.make(
+                    ErrorCode.invalidResponse, status: 200,
+                    detail: "the stream's event \(event.id ?? "without id") (\(event.type)) is not an Event: \(reason)")
+            }
+            batch.append(decoded)
+            if let id = event.id, !id.isEmpty { batchCursor = id }
+            if batch.count >= feed.options.pageLimit { try await flush() }
+        }
+        try await flush()
+    }
+}

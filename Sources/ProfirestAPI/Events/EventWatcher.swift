@@ -1,0 +1,90 @@
+import Foundation
+
+/// Reads the event feed: live from `GET /v2/events/stream` while the server runs the stream, by polling
+/// `GET /v2/events` otherwise, always from the same stored cursor, so switching between them skips nothing.
+///
+/// - The cursor is stored under `events_cursor[:restaurant][:types]` in the client's state document, and only
+///   after `onEvents` returned: an event arrives at least once (process it idempotently, by `Event.id`).
+/// - Without a stored cursor the reading starts at the end of the feed.
+/// - `410 cursor_expired` calls `onReset` and starts again from the end; losing the pairing ends `run()`.
+///
+/// ```swift
+/// let watcher = api.eventWatcher(.init(restaurantID: "11", onEvents: { events in await board.apply(events) }))
+/// ```
+public final class EventWatcher: Sendable {
+    /// What this watcher reads and calls. Usage: `watcher.options.types`
+    public let options: Options
+    let feed: EventFeed
+    private let state = Locked(State())
+
+    private struct State {
+        var stopped = false
+        var streaming = false
+        var loop: Task<Void, Never>?
+    }
+
+    init(api: ProfirestApi, options: Options) {
+        self.options = options
+        feed = EventFeed(api: api, options: options)
+    }
+
+    /// True while the live stream is connected; false while polling or waiting. Usage: `badge.isLive = watcher.isStreaming`
+    public var isStreaming: Bool { state.withLock { $0.streaming } }
+
+    /// Reads until `stop()`, the calling task is cancelled, or the pairing is lost (`not_paired`). Errors are
+    /// waited out (Retry-After, or longer and longer up to 60 s) and shown to `onError`. While one `run()` reads,
+    /// another call returns at once; after `stop()` it returns at once too.
+    /// Usage: `Task { await watcher.run() }`
+    public func run() async {
+        let loop: Task<Void, Never>? = state.withLock { state in
+            guard !state.stopped, state.loop == nil else { return nil }
+            // A task of its own, so that `stop()` can end it from anywhere.
+            let status = self.state
+            let task = Task { [feed] in
+                var reader = EventFeedReader(feed: feed) { live in status.withLock { $0.streaming = live } }
+                await reader.run()
+            }
+            state.loop = task
+            return task
+        }
+        guard let loop else { return }
+        await withTaskCancellationHandler {
+            await loop.value
+        } onCancel: {
+            loop.cancel()
+        }
+        state.withLock {
+            $0.loop = nil
+            $0.streaming = false
+        }
+    }
+
+    /// One step for a scheduler (a background refresh, cron): exactly one `GET /v2/events`, then `onEvents` with
+    /// its events, then the cursor is stored. Without a stored cursor the step only stores the end of the feed.
+    /// A full page is not followed — call again. After `410 cursor_expired` it drops the cursor and calls
+    /// `onReset`; the next step starts at the end. Throws the request's error, or what `onEvents` threw (then the
+    /// cursor stays and the same events come next time).
+    /// Usage: `try await api.eventWatcher(.init(restaurantID: rid, onEvents: { _ in })).once()`
+    public func once() async throws {
+        let cursor = feed.storedCursor()
+        do {
+            let page = try await feed.page(after: cursor)
+            if cursor != nil { try await feed.deliver(page.data) }
+            if page.nextCursor != cursor { try await feed.store(page.nextCursor) }
+        } catch let failure as HandlerFailure {
+            throw failure.error
+        } catch let error as ProfirestAPIError where error.code == ErrorCode.cursorExpired {
+            try await feed.store(nil)
+            await options.onReset?(error)
+        }
+    }
+
+    /// Ends `run()` (now, and any later call); `once()` still works. Usage: `watcher.stop()`
+    public func stop() {
+        let loop = state.withLock { state -> Task<Void, Never>? in
+            state.stopped = true
+            return state.loop
+        }
+        loop?.cancel()
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The event feed's decisions about time — when to try the stream, how long to wait after a dropped connection,
+/// after a poll or after an error — kept apart from the reading so that each rule of the reference is one method.
+struct FeedSchedule: Sendable {
+    /// A dropped connection is retried after this, then twice this (or the server's `retry` field, doubled).
+    static let reconnectDelay: TimeInterval = 2
+    /// After this many dropped connections in a row the feed polls for `pollAfterDrops`, then tries again.
+    static let dropsBeforePolling = 3
+    static let pollAfterDrops: TimeInterval = 60
+    /// How long to poll after `503 stream_unavailable` (or a server without the stream) without a Retry-After.
+    static let streamUnavailableWait: TimeInterval = 300
+    /// The longest wait after an error without a Retry-After.
+    static let errorWaitCap: TimeInterval = 60
+
+    /// When the stream may be tried (again); nil = never: `stream: false`, or a transport that cannot stream.
+    private(set) var streamAt: Date?
+    /// The wait before the first reconnection: 2 s, or what the server's `retry` field said.
+    private(set) var reconnectDelay = FeedSchedule.reconnectDelay
+    /// Connections in a row that ended before they delivered anything.
+    private(set) var drops = 0
+    /// Errors in a row, for the growing wait.
+    private(set) var errors = 0
+
+    init(streaming: Bool, now: Date) {
+        streamAt = streaming ? now : nil
+    }
+
+    func streamDue(now: Date) -> Bool {
+        guard let streamAt else { return false }
+        return now >= streamAt
+    }
+
+    /// The server's reconnection time (`retry:`, milliseconds) replaces the 2 s, within reason.
+    mutating func serverRetry(milliseconds: Int) {
+        reconnectDelay = min(max(Double(milliseconds) / 1000, 0), Self.errorWaitCap)
+    }
+
+    /// A stream connection ended or could not be made; `delivered` when it brought events or keep-alives first.
+    /// Returns the wait before connecting again, or nil when the feed should poll now (the stream is tried again a
+    /// minute later).
+    mutating func streamDropped(delivered: Bool, now: Date) -> TimeInterval? {
+        // A connection that worked for a while starts the count again: only drops in a row lead to polling.
+        drops = delivered ? 1 : drops + 1
+        if drops >= Self.dropsBeforePolling {
+            drops = 0
+            streamAt = now.addingTimeInterval(Self.pollAfterDrops)
+            return nil
+        }
+        return reconnectDelay * pow(2, Double(drops - 1))
+    }
+
+    /// The stream is not served now (503) or not at all by this server (404): poll until Retry-After has passed.
+    mutating func streamUnavailable(retryAfter: Int?, now: Date) {
+        drops = 0
+        streamAt = now.addingTimeInterval(retryAfter.map(Double.init) ?? Self.streamUnavailableWait)
+    }
+
+    /// The wait after a poll that did not fill its page: the interval, cut short when the stream is due earlier.
+    func pollWait(interval: TimeInterval, now: Date) -> TimeInterval {
+        guard let streamAt else { return interval }
+        return min(interval, max(streamAt.timeIntervalSince(now), 0))
+    }
+
+    mutating func succeeded() { errors = 0 }
+
+    /// The wait after an error: its Retry-After, or a growing wait from `base` up to 60 s (±25 %, never above 60 s).
+    mutating func failed(retryAfter: Int?, base: TimeInterval, unit: Double) -> TimeInterval {
+        errors += 1
+        if let retryAfter { return Double(retryAfter) }
+        return min(Backoff.delay(retry: errors - 1, base: base, unit: unit, cap: Self.errorWaitCap), Self.errorWaitCap)
+    }
+}

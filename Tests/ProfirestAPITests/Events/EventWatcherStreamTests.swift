@@ -1,0 +1,354 @@
+import Foundation
+import XCTest
+@testable import ProfirestAPI
+
+/// The feed read live from `GET /v2/events/stream`, and its switches to polling, in virtual time.
+final class EventWatcherStreamTests: XCTestCase {
+    func testEventsArriveOverTheStreamFromTheStoredCursor() async {
+        let h = FeedHarness()
+        let live = LiveBody(h.changes, ["retry: 2000\n\n"])
+        h.transport.addStreams([.open(live)])
+        let watcher = h.api.eventWatcher(h.options(types: []))
+        XCTAssertFalse(watcher.isStreaming)
+        let run = h.start(watcher)
+        let request = await h.streamRequest(1)
+        XCTAssertEqual(request?.header("Last-Event-ID"), "c0")
+        XCTAssertEqual(request?.header("Accept"), "text/event-stream")
+        XCTAssertEqual(request?.header("Authorization"), "Bearer at_feed_secret")
+        XCTAssertEqual(query(request), ["restaurant_id": "11"])
+        XCTAssertEqual(h.transport.pageRequests.count, 0, "with a stored cursor nothing is polled")
+        await h.until("streaming") { watcher.isStreaming }
+        live.send(frame("e1", cursor: "c1") + frame("e2", cursor: "c2"))
+        await h.until("the events") { h.log.events == ["events:e1,e2"] }
+        await h.until("the stored cursor") { h.storedCursor == "c2" }
+        live.send(": keep-alive\n\n" + String(frame("e3", cursor: "c3").prefix(20)))
+        await h.until("the next read") { live.reads == 4 }
+        live.send(String(frame("e3", cursor: "c3").dropFirst(20)))
+        await h.until("the third event") { h.log.events == ["events:e1,e2", "events:e3"] }
+        await h.until("the stored cursor") { h.storedCursor == "c3" }
+        XCTAssertEqual(h.log.errors, [])
+        watcher.stop()
+        await run.value
+        XCTAssertTrue(live.closedByReader)
+        XCTAssertFalse(watcher.isStreaming)
+    }
+
+    func testWithoutAStoredCursorTheEndComesFromAPageBeforeTheStream() async {
+        let h = FeedHarness(cursor: nil, pages: [page([], next: "c40")])
+        h.transport.addStreams([.open(LiveBody(h.changes))])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        let request = await h.streamRequest(1)
+        XCTAssertEqual(request?.header("Last-Event-ID"), "c40")
+        XCTAssertEqual(h.storedCursor, "c40")
+        watcher.stop()
+        await run.value
+    }
+
+    func testStreamUnavailableMeansPollingUntilRetryAfterThenTheStreamFromThePolledCursor() async {
+        let h = FeedHarness(
+            pages: [page(["e1"], next: "c1"), page([], next: "c1"), page(["e2"], next: "c2"), page([], next: "c2")],
+            streams: [.answer(.problem(503, "stream_unavailable", headers: ["Retry-After": "20"]))])
+        let live = LiveBody(h.changes)
+        h.transport.addStreams([.open(live)])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        for _ in 0..<4 { await h.clock.expectSleep(5) }
+        let second = await h.streamRequest(2)
+        XCTAssertEqual(h.clock.elapsed, 20)
+        XCTAssertEqual(second?.header("Last-Event-ID"), "c2", "the stream goes on where polling stopped")
+        XCTAssertEqual(h.transport.pageRequests.map { query($0)["cursor"] }, ["c0", "c1", "c1", "c2"])
+        live.send(frame("e3", cursor: "c3"))
+        await h.until("the streamed event") { h.log.events.count == 3 }
+        XCTAssertEqual(h.log.all, ["events:e1", "events:e2", "events:e3"], "nothing skipped, nothing twice, no error")
+        watcher.stop()
+        await run.value
+    }
+
+    func testWithoutRetryAfterTheStreamIsTriedAgainAfterFiveMinutes() async {
+        let h = FeedHarness(streams: [.answer(.problem(503, "stream_unavailable"))])
+        h.transport.addPages(Array(repeating: page([], next: "c0"), count: 60))
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        for _ in 0..<60 { await h.clock.expectSleep(5) }
+        _ = await h.streamRequest(2)
+        XCTAssertEqual(h.clock.elapsed, 300)
+        XCTAssertEqual(h.transport.pageRequests.count, 60)
+        watcher.stop()
+        await run.value
+    }
+
+    func testAnOlderServerWithoutTheStreamIsPolled() async {
+        for answer in [Step.status(404), Step.problem(404, "not_found")] {
+            let h = FeedHarness(pages: [page(["e1"], next: "c1")], streams: [.answer(answer)])
+            let watcher = h.api.eventWatcher(h.options())
+            let run = h.start(watcher)
+            await h.until("the polled event") { h.log.events == ["events:e1"] }
+            await h.until("the interval") { h.clock.pending == [5] }
+            watcher.stop()
+            await run.value
+            XCTAssertEqual(h.log.errors, [])
+            XCTAssertEqual(h.transport.streamRequests.count, 1)
+        }
+    }
+
+    func testAnAnswerThatIsNoEventStreamIsPolledToo() async {
+        let h = FeedHarness(pages: [page([], next: "c0")])
+        h.transport.addStreams([.open(LiveBody(h.changes), contentType: "application/json")])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        _ = await h.pageRequest(1)
+        watcher.stop()
+        await run.value
+        XCTAssertEqual(h.log.errors, [])
+    }
+
+    func testDroppedConnectionsReconnectAfter2Then4SecondsThenPollForAMinute() async {
+        let h = FeedHarness()
+        h.transport.addStreams([
+            .open(LiveBody(h.changes, ["retry: 2000\n\n"], end: true)),
+            .fail(URLError(.cannotConnectToHost)),
+            .open(LiveBody(h.changes, [], end: true)),
+        ])
+        h.transport.addPages(Array(repeating: page([], next: "c0"), count: 12))
+        let live = LiveBody(h.changes)
+        h.transport.addStreams([.open(live)])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        await h.clock.expectSleep(2)
+        await h.clock.expectSleep(4)
+        _ = await h.streamRequest(3)
+        for _ in 0..<12 { await h.clock.expectSleep(5) }
+        _ = await h.streamRequest(4)
+        XCTAssertEqual(h.clock.elapsed, 66)
+        XCTAssertEqual(h.transport.pageRequests.count, 12)
+        XCTAssertEqual(h.log.errors, [], "a dropped connection is no error")
+        XCTAssertTrue(h.transport.streamRequests.allSatisfy { $0.header("Last-Event-ID") == "c0" })
+        watcher.stop()
+        await run.value
+    }
+
+    func testAConnectionThatDeliveredStartsTheCountAgain() async {
+        let h = FeedHarness()
+        h.transport.addStreams([
+            .open(LiveBody(h.changes, [], end: true)),
+            .open(LiveBody(h.changes, [frame("e1", cursor: "c1")], end: true)),
+            .open(LiveBody(h.changes, [": keep-alive\n\n"], end: true)),
+            .open(LiveBody(h.changes, [], end: true)),
+        ])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        for wait in [2.0, 2, 2, 4] { await h.clock.expectSleep(wait) }
+        _ = await h.streamRequest(5)
+        watcher.stop()
+        await run.value
+        XCTAssertEqual(h.transport.streamRequests.map { $0.header("Last-Event-ID") }, ["c0", "c0", "c1", "c1", "c1"])
+    }
+
+    func testTheServersRetryFieldSetsTheReconnectionDelay() async {
+        let h = FeedHarness()
+        h.transport.addStreams([
+            .open(LiveBody(h.changes, ["retry: 500\n\n"], end: true)),
+            .open(LiveBody(h.changes, [], end: true)),
+        ])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        await h.clock.expectSleep(0.5)
+        await h.clock.expectSleep(1)
+        watcher.stop()
+        await run.value
+    }
+
+    func testABrokenOffConnectionIsADrop() async {
+        let h = FeedHarness()
+        let live = LiveBody(h.changes, [frame("e1", cursor: "c1")])
+        h.transport.addStreams([.open(live)])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        await h.until("the event") { h.log.events == ["events:e1"] }
+        live.fail(URLError(.networkConnectionLost))
+        await h.clock.expectSleep(2)
+        let again = await h.streamRequest(2)
+        XCTAssertEqual(again?.header("Last-Event-ID"), "c1")
+        watcher.stop()
+        await run.value
+        XCTAssertEqual(h.log.errors, [])
+    }
+
+    func testAConnectionWithoutABytePastTheIdleLimitIsDead() async {
+        let h = FeedHarness()
+        let live = LiveBody(h.changes)
+        h.transport.addStreams([.open(live)])
+        let watcher = h.api.eventWatcher(h.options(streamIdleTimeout: 45))
+        let run = h.start(watcher)
+        await h.until("the idle watch") { h.clock.pending == [45] }
+        h.clock.advance(30)
+        live.send(": keep-alive\n\n")
+        await h.until("the keep-alive read") { live.reads == 2 }
+        h.clock.advance(15)
+        // The keep-alive came at 30 s: the connection has 30 s more.
+        await h.until("the idle watch again") { h.clock.pending == [30] }
+        XCTAssertFalse(live.closedByReader)
+        XCTAssertTrue(watcher.isStreaming)
+        h.clock.advance(30)
+        await h.until("the connection closed") { live.closedByReader }
+        await h.clock.expectSleep(2)
+        _ = await h.streamRequest(2)
+        watcher.stop()
+        await run.value
+        XCTAssertEqual(h.log.errors, [])
+    }
+
+    func testTimeInOnEventsIsNotIdleTime() async {
+        let h = FeedHarness()
+        let live = LiveBody(h.changes, [frame("e1", cursor: "c1")])
+        h.transport.addStreams([.open(live)])
+        let gate = Gate()
+        var options = h.options(streamIdleTimeout: 45)
+        let log = h.log
+        options.onEvents = { events in
+            await gate.wait()
+            try log.onEvents(events)
+        }
+        let watcher = h.api.eventWatcher(options)
+        let run = h.start(watcher)
+        await h.until("the idle watch") { h.clock.pending == [45] }
+        h.clock.advance(100)  // onEvents is still busy
+        await h.until("the idle watch while busy") { h.clock.pending == [45] }
+        XCTAssertFalse(live.closedByReader)
+        gate.open()
+        await h.until("the event") { h.log.events == ["events:e1"] }
+        watcher.stop()
+        await run.value
+    }
+
+    func testAnErrorFromOnEventsReconnectsFromTheStoredCursor() async {
+        let h = FeedHarness()
+        h.log.failures.withLock { $0 = 1 }
+        h.transport.addStreams([
+            .open(LiveBody(h.changes, [frame("e1", cursor: "c1")])),
+            .open(LiveBody(h.changes, [frame("e1", cursor: "c1")])),
+        ])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        await h.clock.expectSleep(1)
+        let again = await h.streamRequest(2)
+        XCTAssertEqual(again?.header("Last-Event-ID"), "c0", "the same event comes again")
+        await h.until("the event") { h.log.events == ["events:e1"] }
+        await h.until("the stored cursor") { h.storedCursor == "c1" }
+        XCTAssertEqual(h.log.all, ["failed:e1", "error:app", "events:e1"])
+        watcher.stop()
+        await run.value
+    }
+
+    func testAMalformedEventIsAnInvalidResponseAfterTheGoodOnesBeforeIt() async {
+        let h = FeedHarness()
+        let bad = "id: c2\nevent: order.created\ndata: {\"id\": \"e2\", \"type\": \n\n"
+        h.transport.addStreams([.open(LiveBody(h.changes, [frame("e1", cursor: "c1") + bad]))])
+        let errors = Locked([ProfirestAPIError]())
+        var options = h.options()
+        let log = h.log
+        options.onError = { error in
+            if let e = error as? ProfirestAPIError { errors.withLock { $0.append(e) } }
+            log.onError(error)
+        }
+        let watcher = h.api.eventWatcher(options)
+        let run = h.start(watcher)
+        await h.clock.expectSleep(1)
+        watcher.stop()
+        await run.value
+        XCTAssertEqual(h.log.all, ["events:e1", "error:invalid_response"])
+        XCTAssertEqual(h.storedCursor, "c1")
+        let error = errors.withLock { $0.first }
+        XCTAssertEqual(error?.status, 200)
+        XCTAssertTrue(error?.detail?.contains("c2") == true, error?.detail ?? "")
+    }
+
+    func testAStreamThatIsNoSSEAtAllIsAnErrorNotACrash() async {
+        let h = FeedHarness()
+        let body = Data((0..<(2 << 20)).map { _ in UInt8(ascii: "x") })
+        let live = LiveBody(h.changes)
+        live.send(body)
+        h.transport.addStreams([.open(live)])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        await h.clock.expectSleep(1)
+        watcher.stop()
+        await run.value
+        XCTAssertEqual(h.log.all, ["error:invalid_response"])
+    }
+
+    func testAnExpiredCursorOnTheStreamResetsFromTheEnd() async {
+        let h = FeedHarness(pages: [page([], next: "c70")], streams: [.answer(.problem(410, "cursor_expired"))])
+        h.transport.addStreams([.open(LiveBody(h.changes))])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        let second = await h.streamRequest(2)
+        XCTAssertEqual(second?.header("Last-Event-ID"), "c70")
+        XCTAssertEqual(h.log.all, ["reset:cursor_expired"])
+        XCTAssertEqual(h.storedCursor, "c70")
+        watcher.stop()
+        await run.value
+    }
+
+    func testARejectedTokenIsRefreshedOnceForTheStream() async {
+        let authorizer = TestAuthorizer(token: "at_old_secret", refreshTo: "at_new_secret")
+        let h = FeedHarness(streams: [.answer(.problem(401, "invalid_token"))], authorizer: authorizer)
+        h.transport.addStreams([.open(LiveBody(h.changes))])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        let second = await h.streamRequest(2)
+        XCTAssertEqual(h.transport.streamRequests.first?.header("Authorization"), "Bearer at_old_secret")
+        XCTAssertEqual(second?.header("Authorization"), "Bearer at_new_secret")
+        await h.until("streaming") { watcher.isStreaming }
+        watcher.stop()
+        await run.value
+        XCTAssertEqual(h.log.errors, [])
+    }
+
+    func testOtherErrorsOfTheStreamAreWaitedOutAndTheStreamTriedAgain() async {
+        let h = FeedHarness(streams: [.answer(.problem(403, "insufficient_scope", extra: ["detail": "token at_feed_secret"]))])
+        h.transport.addStreams([.open(LiveBody(h.changes))])
+        let messages = Locked([String]())
+        var options = h.options()
+        options.onError = { error in messages.withLock { $0.append("\(error)") } }
+        let watcher = h.api.eventWatcher(options)
+        let run = h.start(watcher)
+        await h.clock.expectSleep(1)
+        _ = await h.streamRequest(2)
+        watcher.stop()
+        await run.value
+        XCTAssertEqual(messages.withLock { $0.count }, 1)
+        XCTAssertFalse(messages.withLock { $0.joined() }.contains("at_feed_secret"), "no token in an error")
+    }
+
+    func testLosingThePairingWhileStreamingEndsTheReading() async {
+        let h = FeedHarness(streams: [.answer(.problem(401, "invalid_token"))], authorizer: UnpairingAuthorizer())
+        let watcher = h.api.eventWatcher(h.options())
+        await watcher.run()
+        XCTAssertEqual(h.log.all, ["error:not_paired"])
+    }
+
+    func testStopWhileStreamingClosesTheConnection() async {
+        let h = FeedHarness()
+        let live = LiveBody(h.changes)
+        h.transport.addStreams([.open(live)])
+        let feed = h.api.watchEvents(h.options())
+        await h.until("the connection") { live.reads == 1 }
+        feed.cancel()
+        await feed.value
+        XCTAssertTrue(live.closedByReader)
+        XCTAssertEqual(h.clock.pending, [])
+    }
+}
+
+/// A token the server rejects, and a refresh that finds the device unpaired.
+struct UnpairingAuthorizer: RequestAuthorizer {
+    func accessToken() async throws -> String? { "at_rejected" }
+    func refresh(afterRejecting token: String) async throws -> String? {
+        throw ErrorFactory(language: "en", redaction: Redaction(secrets: [])).make(ErrorCode.notPaired, detail: "unpaired")
+    }
+    func staffToken() -> String? { nil }
+    func staffRequestSucceeded(token: String) {}
+    func staffRejected(token: String) {}
+}

@@ -1,0 +1,481 @@
+import Foundation
+import XCTest
+@testable import ProfirestAPI
+
+/// Wakes whoever waits for the state of a test to change (a sleep requested, a request sent, a chunk read).
+final class Changes: @unchecked Sendable {
+    // @unchecked: all state is behind `lock`.
+    private let lock = NSLock()
+    private var version = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func signal() {
+        lock.lock()
+        version += 1
+        let woken = waiters
+        waiters = []
+        lock.unlock()
+        for waiter in woken { waiter.resume() }
+    }
+
+    private var current: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return version
+    }
+
+    private func next(after seen: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if version != seen {
+                lock.unlock()
+                continuation.resume()
+            } else {
+                waiters.append(continuation)
+                lock.unlock()
+            }
+        }
+    }
+
+    /// Waits until `condition` holds, re-checking at every change. The real-time bound only turns a broken test
+    /// into a failure instead of a hang; a passing test never waits for it.
+    @discardableResult
+    func until(
+        _ what: String, seconds: Double = 10, file: StaticString = #filePath, line: UInt = #line,
+        _ condition: @escaping () -> Bool
+    ) async -> Bool {
+        let guardTask = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            self?.signal()
+        }
+        defer { guardTask.cancel() }
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let seen = current
+            if condition() { return true }
+            if Date() >= deadline {
+                XCTFail("timed out waiting for \(what)", file: file, line: line)
+                return false
+            }
+            await next(after: seen)
+        }
+    }
+}
+
+/// Virtual time for the feed: `sleep` suspends until the test moves the clock past its end with `advance`.
+final class FeedClock: @unchecked Sendable {
+    // @unchecked: all state is behind `state`.
+    private struct Sleeper {
+        let until: TimeInterval
+        let duration: TimeInterval
+        let continuation: CheckedContinuation<Void, Error>
+    }
+
+    private struct State {
+        var elapsed: TimeInterval = 0
+        var sleepers: [Int: Sleeper] = [:]
+        var requested: [TimeInterval] = []
+        var next = 0
+        var cancelled: Set<Int> = []
+    }
+
+    static let origin = Date(timeIntervalSince1970: 1_790_000_000)
+    private let state = Locked(State())
+    let changes: Changes
+
+    init(changes: Changes) { self.changes = changes }
+
+    var now: Date { FeedClock.origin.addingTimeInterval(elapsed) }
+    var elapsed: TimeInterval { state.withLock { $0.elapsed } }
+    /// Every wait asked for, in order.
+    var requested: [TimeInterval] { state.withLock { $0.requested } }
+    /// The waits under way now.
+    var pending: [TimeInterval] { state.withLock { $0.sleepers.values.map(\.duration) } }
+
+    func sleep(_ seconds: TimeInterval) async throws {
+        let id: Int = state.withLock {
+            $0.requested.append(seconds)
+            $0.next += 1
+            return $0.next
+        }
+        defer { changes.signal() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+                let cancelled: Bool = state.withLock {
+                    if $0.cancelled.remove(id) != nil { return true }
+                    $0.sleepers[id] = Sleeper(until: $0.elapsed + seconds, duration: seconds, continuation: continuation)
+                    return false
+                }
+                if cancelled { continuation.resume(throwing: CancellationError()) }
+                changes.signal()
+            }
+        } onCancel: {
+            let sleeper: Sleeper? = state.withLock {
+                if let sleeper = $0.sleepers.removeValue(forKey: id) { return sleeper }
+                $0.cancelled.insert(id)
+                return nil
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time on and wakes every sleeper whose end has come.
+    func advance(_ seconds: TimeInterval) {
+        let due: [Sleeper] = state.withLock { state in
+            state.elapsed += seconds
+            let due = state.sleepers.filter { $0.value.until <= state.elapsed + 1e-9 }
+            for key in due.keys { state.sleepers[key] = nil }
+            return Array(due.values)
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+        changes.signal()
+    }
+
+    /// Waits until a sleep of `seconds` is under way, then lets it end.
+    func expectSleep(_ seconds: TimeInterval, file: StaticString = #filePath, line: UInt = #line) async {
+        let seen = await changes.until("a sleep of \(seconds) s (under way: \(pending))", file: file, line: line) {
+            self.pending.contains { abs($0 - seconds) < 1e-6 }
+        }
+        if seen { advance(seconds) }
+    }
+}
+
+/// A stream body under test control. Every read of the reader is counted, so a test knows that a chunk was
+/// fully processed when the next read comes.
+final class LiveBody: @unchecked Sendable {
+    // @unchecked: all state is behind `state`.
+    private enum Item {
+        case chunk(Data)
+        case end
+        case fail(Error)
+    }
+
+    private struct State {
+        var queue: [Item] = []
+        var waiting: CheckedContinuation<Data?, Error>?
+        var reads = 0
+        var closedByReader = false
+    }
+
+    private let state = Locked(State())
+    private let changes: Changes
+
+    init(_ changes: Changes, _ chunks: [String] = [], end: Bool = false) {
+        self.changes = changes
+        for chunk in chunks { send(chunk) }
+        if end { self.end() }
+    }
+
+    /// How many chunks the reader asked for so far.
+    var reads: Int { state.withLock { $0.reads } }
+    /// True when the reader gave up the connection (idle limit, stop).
+    var closedByReader: Bool { state.withLock { $0.closedByReader } }
+
+    func send(_ text: String) { push(.chunk(Data(text.utf8))) }
+    func send(_ data: Data) { push(.chunk(data)) }
+    func end() { push(.end) }
+    func fail(_ error: Error = URLError(.networkConnectionLost)) { push(.fail(error)) }
+
+    private func push(_ item: Item) {
+        let waiter: CheckedContinuation<Data?, Error>? = state.withLock {
+            if let waiter = $0.waiting {
+                $0.waiting = nil
+                return waiter
+            }
+            $0.queue.append(item)
+            return nil
+        }
+        if let waiter { Self.resume(waiter, with: item) }
+        changes.signal()
+    }
+
+    private static func resume(_ continuation: CheckedContinuation<Data?, Error>, with item: Item) {
+        switch item {
+        case .chunk(let data): continuation.resume(returning: data)
+        case .end: continuation.resume(returning: nil)
+        case .fail(let error): continuation.resume(throwing: error)
+        }
+    }
+
+    var stream: AsyncThrowingStream<Data, Error> {
+        AsyncThrowingStream(unfolding: { [self] in try await self.read() })
+    }
+
+    private func read() async throws -> Data? {
+        defer { changes.signal() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, Error>) in
+                let item: Item? = state.withLock {
+                    $0.reads += 1
+                    if $0.closedByReader { return .end }
+                    if !$0.queue.isEmpty { return $0.queue.removeFirst() }
+                    $0.waiting = continuation
+                    return nil
+                }
+                if let item { Self.resume(continuation, with: item) }
+                changes.signal()
+            }
+        } onCancel: {
+            let waiter: CheckedContinuation<Data?, Error>? = state.withLock { state in
+                state.closedByReader = true
+                let waiter = state.waiting
+                state.waiting = nil
+                return waiter
+            }
+            waiter?.resume(returning: nil)
+            changes.signal()
+        }
+    }
+}
+
+/// One scripted answer to `GET /v2/events/stream`.
+enum StreamStep {
+    /// An answer read whole (an error): the step's status, headers and body.
+    case answer(Step)
+    /// A 200 `text/event-stream` whose body the test controls.
+    case open(LiveBody, contentType: String = "text/event-stream")
+    /// No answer at all.
+    case fail(URLError)
+}
+
+/// A transport with both endpoints of the feed scripted; when a script runs out the request waits (until the
+/// reading is stopped), so a test sees exactly the requests it scripted.
+final class FeedTransport: StreamingHTTPTransport, @unchecked Sendable {
+    // @unchecked: all state is behind `state`.
+    private struct State {
+        var pages: [Step]
+        var streams: [StreamStep]
+        var requests: [HTTPRequest] = []
+    }
+
+    private let state: Locked<State>
+    let changes: Changes
+
+    init(_ changes: Changes, pages: [Step] = [], streams: [StreamStep] = []) {
+        self.changes = changes
+        state = Locked(State(pages: pages, streams: streams))
+    }
+
+    var requests: [HTTPRequest] { state.withLock { $0.requests } }
+    var pageRequests: [HTTPRequest] { requests.filter { $0.url.path == "/v2/events" } }
+    var streamRequests: [HTTPRequest] { requests.filter { $0.url.path == "/v2/events/stream" } }
+
+    func addPages(_ steps: [Step]) {
+        state.withLock { $0.pages += steps }
+        changes.signal()
+    }
+
+    func addStreams(_ steps: [StreamStep]) {
+        state.withLock { $0.streams += steps }
+        changes.signal()
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let step: Step? = state.withLock {
+            $0.requests.append(request)
+            return $0.pages.isEmpty ? nil : $0.pages.removeFirst()
+        }
+        changes.signal()
+        switch step {
+        case .respond(let response)?: return response
+        case .fail(let error)?: throw error
+        case .hang?, nil:
+            try await hang()
+            throw CancellationError()
+        }
+    }
+
+    func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        let step: StreamStep? = state.withLock {
+            $0.requests.append(request)
+            return $0.streams.isEmpty ? nil : $0.streams.removeFirst()
+        }
+        changes.signal()
+        switch step {
+        case .answer(.respond(let response))?:
+            let body = AsyncThrowingStream<Data, Error> { continuation in
+                continuation.yield(response.body)
+                continuation.finish()
+            }
+            return HTTPStreamingResponse(status: response.status, headers: response.headers, body: body)
+        case .answer(.fail(let error))?, .fail(let error)?:
+            throw error
+        case .open(let body, let contentType)?:
+            return HTTPStreamingResponse(status: 200, headers: ["Content-Type": contentType], body: body.stream)
+        case .answer(.hang)?, nil:
+            try await hang()
+            throw CancellationError()
+        }
+    }
+
+    /// Waits until the calling task is cancelled.
+    private func hang() async throws {
+        let gate = LiveBody(changes)
+        for try await _ in gate.stream {}
+        throw CancellationError()
+    }
+}
+
+/// The same script without streaming: a custom transport that cannot read a response in pieces.
+final class PollOnlyTransport: HTTPTransport, @unchecked Sendable {
+    let inner: FeedTransport
+    init(_ inner: FeedTransport) { self.inner = inner }
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse { try await inner.send(request) }
+}
+
+/// What the app's handlers saw, in order: `events:<ids>`, `reset:<code>`, `error:<code or type>`.
+final class FeedLog: @unchecked Sendable {
+    private let entries = Locked([String]())
+    let changes: Changes
+    /// Errors `onEvents` throws, one per call, before it starts succeeding.
+    let failures = Locked(0)
+    /// Runs inside `onEvents` (e.g. to look at the stored cursor meanwhile).
+    let during = Locked<(@Sendable ([Event]) -> Void)?>(nil)
+
+    init(_ changes: Changes) { self.changes = changes }
+
+    var all: [String] { entries.withLock { $0 } }
+    var events: [String] { all.filter { $0.hasPrefix("events:") } }
+    var errors: [String] { all.filter { $0.hasPrefix("error:") } }
+
+    func record(_ entry: String) {
+        entries.withLock { $0.append(entry) }
+        changes.signal()
+    }
+
+    func onEvents(_ events: [Event]) throws {
+        during.withLock { $0 }?(events)
+        let fail = failures.withLock { count -> Bool in
+            guard count > 0 else { return false }
+            count -= 1
+            return true
+        }
+        if fail {
+            record("failed:" + events.map(\.id).joined(separator: ","))
+            throw AppFailure()
+        }
+        record("events:" + events.map(\.id).joined(separator: ","))
+    }
+
+    func onError(_ error: any Error) {
+        switch error {
+        case let e as ProfirestAPIError: record("error:\(e.code)")
+        case is AppFailure: record("error:app")
+        default: record("error:\(type(of: error))")
+        }
+    }
+}
+
+struct AppFailure: Error {}
+
+/// A client with a stored cursor (unless `cursor` is nil), a fixed token, virtual time, and a feed log.
+struct FeedHarness {
+    let api: ProfirestApi
+    let transport: FeedTransport
+    let clock: FeedClock
+    let changes: Changes
+    let log: FeedLog
+    let storage: MemoryTokenStorage
+
+    static let storageKey = "profirest-api:feed-tests"
+    static let restaurantID = "11"
+
+    init(
+        cursor: String? = "c0", types: [String] = [], pages: [Step] = [], streams: [StreamStep] = [],
+        streaming: Bool = true, authorizer: (any RequestAuthorizer)? = nil, retries: Int = 0
+    ) {
+        let changes = Changes()
+        let clock = FeedClock(changes: changes)
+        let transport = FeedTransport(changes, pages: pages, streams: streams)
+        let storage = MemoryTokenStorage()
+        if let cursor {
+            let key = StoredState.cursorKey(restaurantID: Self.restaurantID, types: types)
+            try! storage.set(Self.storageKey, #"{"version":1,"events_cursor":{"\#(key)":"\#(cursor)"}}"#)
+        }
+        let timer = ManualTimer()
+        api = ProfirestApi(
+            options: .init(
+                language: "en", storage: storage, storageKey: Self.storageKey, retries: retries, retryDelay: 1,
+                transport: streaming ? transport : PollOnlyTransport(transport), clock: { clock.now },
+                sleep: { try await clock.sleep($0) }),
+            authorizer: authorizer ?? StaticTokenAuthorizer(token: "at_feed_secret"),
+            attemptTimer: { try await timer.wait($0) }, random: { 0.5 })
+        self.transport = transport
+        self.clock = clock
+        self.changes = changes
+        self.log = FeedLog(changes)
+        self.storage = storage
+    }
+
+    func options(
+        types: [String] = [], stream: Bool = true, streamIdleTimeout: TimeInterval = 45, interval: TimeInterval = 5,
+        limit: Int = 100
+    ) -> EventWatcher.Options {
+        let log = self.log
+        return EventWatcher.Options(
+            restaurantID: Self.restaurantID, types: types, onEvents: { try log.onEvents($0) },
+            onReset: { log.record("reset:\($0.code)") }, onError: { log.onError($0) }, stream: stream,
+            streamIdleTimeout: streamIdleTimeout, interval: interval, limit: limit)
+    }
+
+    /// The cursor in the storage now (of the subscription without types, unless told).
+    var storedCursor: String? { storedCursor(types: []) }
+
+    func storedCursor(types: [String]) -> String? {
+        let key = StoredState.cursorKey(restaurantID: Self.restaurantID, types: types)
+        guard let text = try? storage.get(Self.storageKey) else { return nil }
+        return (try? StoredState.decode(text, location: "test"))?.eventsCursor[key]
+    }
+
+    /// Starts `run()` in a task of its own.
+    func start(_ watcher: EventWatcher) -> Task<Void, Never> {
+        Task {
+            await watcher.run()
+            changes.signal()
+        }
+    }
+
+    func until(_ what: String, file: StaticString = #filePath, line: UInt = #line, _ condition: @escaping () -> Bool) async {
+        await changes.until(what, file: file, line: line, condition)
+    }
+
+    /// Waits for the `count`-th request to the page endpoint.
+    func pageRequest(_ count: Int, file: StaticString = #filePath, line: UInt = #line) async -> HTTPRequest? {
+        await until("page request #\(count)", file: file, line: line) { transport.pageRequests.count >= count }
+        let requests = transport.pageRequests
+        return requests.count >= count ? requests[count - 1] : nil
+    }
+
+    /// Waits for the `count`-th request to the stream endpoint.
+    func streamRequest(_ count: Int, file: StaticString = #filePath, line: UInt = #line) async -> HTTPRequest? {
+        await until("stream request #\(count)", file: file, line: line) { transport.streamRequests.count >= count }
+        let requests = transport.streamRequests
+        return requests.count >= count ? requests[count - 1] : nil
+    }
+}
+
+// MARK: Payloads
+
+func eventJSON(_ id: String, type: String = "order.created") -> JSONValue {
+    ["id": .string(id), "type": .string(type), "restaurant_id": "11", "occurred_at": "2026-11-29T12:01:00Z",
+     "data": ["order_id": "ord_1", "status": "accepted"]]
+}
+
+/// A page of `GET /v2/events`.
+func page(_ ids: [String], next: String, hasMore: Bool = false) -> Step {
+    .json(200, ["data": .array(ids.map { eventJSON($0) }), "next_cursor": .string(next), "has_more": .bool(hasMore)])
+}
+
+/// One SSE frame as the server writes it: `id` is the cursor after the event.
+func frame(_ eventID: String, cursor: String, type: String = "order.created") -> String {
+    let data = String(decoding: try! JSONCoding.encode(eventJSON(eventID, type: type)), as: UTF8.self)
+    return "id: \(cursor)\nevent: \(type)\ndata: \(data)\n\n"
+}
+
+/// The query of a request as a dictionary (percent-decoded).
+func query(_ request: HTTPRequest?) -> [String: String] {
+    guard let request, let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems else { return [:] }
+    var query: [String: String] = [:]
+    for item in items { query[item.name] = item.value ?? "" }
+    return query
+}
