@@ -53,7 +53,7 @@ struct EventFeed: Sendable {
         options.headers["Last-Event-ID"] = cursor
         options.headers["Cache-Control"] = "no-store"
         let request = try api.outgoing("GET", path: "/events/stream", query: filters, body: nil, options: options)
-        return try await api.pipeline.stream(request, options: options, idleTimeout: self.options.streamIdleTimeout)
+        return try await api.pipeline.stream(request, options: options, idleTimeout: self.options.idleLimit)
     }
 
     // MARK: The app's handlers

@@ -132,7 +132,7 @@ struct StreamSession: Sendable {
 
     /// Ends the connection after `streamIdleTimeout` without a byte. Time spent in `onEvents` does not count.
     private func watchIdle(_ activity: Locked<Activity>) async throws -> End {
-        let limit = feed.options.streamIdleTimeout
+        let limit = feed.options.idleLimit
         while true {
             let (last, busy) = activity.withLock { ($0.last, $0.busy) }
             let remaining = busy ? limit : last.addingTimeInterval(limit).timeIntervalSince(feed.now)

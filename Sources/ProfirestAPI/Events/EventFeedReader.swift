@@ -61,7 +61,7 @@ struct EventFeedReader {
         }
         schedule.succeeded()
         if !page.hasMore {
-            try await wait(schedule.pollWait(interval: feed.options.interval, now: feed.now))
+            try await wait(schedule.pollWait(interval: feed.options.pollInterval, now: feed.now))
         }
     }
 

@@ -68,5 +68,12 @@ extension EventWatcher {
 
         /// The page size sent: the reference allows at most 100.
         var pageLimit: Int { min(max(limit, 1), 100) }
+
+        /// The idle limit used: a zero, negative or non-finite value would end every connection at once (or never),
+        /// so it reads as the default.
+        var idleLimit: TimeInterval { streamIdleTimeout.isFinite && streamIdleTimeout > 0 ? streamIdleTimeout : 45 }
+
+        /// The wait between polls used: a negative or non-finite value reads as the default; zero polls back to back.
+        var pollInterval: TimeInterval { interval.isFinite && interval >= 0 ? interval : 5 }
     }
 }

@@ -36,6 +36,20 @@ final class EventWatcherPollingTests: XCTestCase {
         XCTAssertEqual(EventWatcher.Options(onEvents: { _ in }, limit: 0).pageLimit, 1)
     }
 
+    func testAbsurdTimesReadAsTheDefaults() {
+        func options(idle: TimeInterval, interval: TimeInterval) -> EventWatcher.Options {
+            EventWatcher.Options(onEvents: { _ in }, streamIdleTimeout: idle, interval: interval)
+        }
+        for absurd in [0, -1, .infinity, .nan] as [TimeInterval] {
+            XCTAssertEqual(options(idle: absurd, interval: 5).idleLimit, 45, "\(absurd)")
+        }
+        for absurd in [-1, .infinity, -.infinity, .nan] as [TimeInterval] {
+            XCTAssertEqual(options(idle: 45, interval: absurd).pollInterval, 5, "\(absurd)")
+        }
+        XCTAssertEqual(options(idle: 0.5, interval: 0).idleLimit, 0.5)
+        XCTAssertEqual(options(idle: 0.5, interval: 0).pollInterval, 0, "zero: back to back, as asked")
+    }
+
     func testTheCursorTypesKeyIsTheSortedSubscription() async {
         let h = FeedHarness(cursor: nil, pages: [page([], next: "c1")], streaming: false)
         let watcher = h.api.eventWatcher(h.options(types: ["order.created", "kitchen.ticket_updated"]))
