@@ -141,6 +141,23 @@ final class ErrorTests: XCTestCase {
         XCTAssertEqual(e.problem?["echo"]?["credential"]?["secret"]?.stringValue, "[redacted]")
     }
 
+    func testATokenEchoedAsTheCodeAKeyOrAHeaderIsBlankedToo() async {
+        // Found by `make fuzz`: the code, member names and headers came through unscrubbed.
+        let token = "conn-token-bbbbbbb-secret"
+        let problem = Step.json(400, ["code": .string(token), "errors": [[token: "x"]]], headers: [
+            "Content-Type": "application/problem+json", "Profirest-Request-Id": "req \(token)",
+        ])
+        let notProblem = Step.status(502, headers: ["Content-Type": "text/\(token)", "Profirest-Request-Id": token])
+        for step in [problem, notProblem] {
+            let h = Harness([step], accessToken: token)
+            let e = await apiError { try await h.api.get("/x", options: .init(retries: 0)) }
+            guard let e else { continue }
+            for text in [e.code, e.description, e.debugDescription, e.message, "\(e.problem as Any)", "\(e.errors)"] {
+                XCTAssertFalse(text.contains(token), text)
+            }
+        }
+    }
+
     func testDescriptionAndDebugDescription() {
         let e = ProfirestAPIError(code: "staff_locked", status: 429, title: "Too many wrong attempts", detail: "wait",
                                   retryAfter: 60, requestID: "req_9")

@@ -11,14 +11,17 @@ struct ErrorFactory: Sendable {
         return ProfirestAPIError(
             code: code, status: status ?? entry?.status ?? 0, title: StatusFallback.title(code, language: language),
             detail: detail.map(redaction.scrub), retryAfter: retryAfter, retryable: entry?.retryable ?? false,
-            requestID: requestID)
+            requestID: requestID.map(redaction.scrub))
     }
 
     /// An error response (4xx/5xx): the problem+json when the body is one, otherwise a code from the status.
     func fromResponse(_ response: HTTPResponse, now: Date) -> ProfirestAPIError {
-        let requestID = response.header("Profirest-Request-Id")
+        // Everything the server sent is scrubbed, the code and the headers too: a server (or a proxy) that echoes
+        // the request may put a token anywhere, and an error ends up in logs.
+        let requestID = response.header("Profirest-Request-Id").map(redaction.scrub)
         let headerRetryAfter = RetryAfter.seconds(response.header("Retry-After"), now: now)
-        if let problem = Self.problem(in: response), let code = problem["code"]?.stringValue, !code.isEmpty {
+        if let problem = Self.problem(in: response), let rawCode = problem["code"]?.stringValue, !rawCode.isEmpty {
+            let code = redaction.scrub(rawCode)
             let scrubbed = redaction.scrub(problem)
             return ProfirestAPIError(
                 code: code, status: response.status,
@@ -37,7 +40,7 @@ struct ErrorFactory: Sendable {
         let what = response.body.isEmpty ? "an empty body" : "a \(contentType) body of \(response.body.count) bytes"
         return ProfirestAPIError(
             code: code, status: response.status, title: StatusFallback.title(code, language: language),
-            detail: "HTTP \(response.status) with \(what) instead of application/problem+json",
+            detail: redaction.scrub("HTTP \(response.status) with \(what) instead of application/problem+json"),
             retryAfter: headerRetryAfter, retryable: RetryPolicy.isRetryable(code: code, status: response.status),
             requestID: requestID)
     }

@@ -28,7 +28,8 @@ struct Redaction: Sendable {
         case .object(let members):
             var out: [String: JSONValue] = [:]
             for (key, member) in members {
-                out[key] = Self.secretKeys.contains(key.lowercased()) ? .string(Self.placeholder) : scrub(member)
+                // The member name too: a server may echo a token as a key (e.g. in a field-error map).
+                out[scrub(key)] = Self.secretKeys.contains(key.lowercased()) ? .string(Self.placeholder) : scrub(member)
             }
             return .object(out)
         default: return value
