@@ -7,10 +7,10 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: test lint-contract generate check-generated build swift-test sandbox-test demo-test sandbox demo bench venv clean
+.PHONY: test lint-contract generate check-generated build swift-test sandbox-test demo-test fuzz sandbox demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, swift test, sandbox tests
-test: lint-contract check-generated build swift-test sandbox-test demo-test
+test: lint-contract check-generated build swift-test sandbox-test demo-test fuzz
 
 ## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
 venv: $(VENV)/.installed
@@ -39,6 +39,20 @@ swift-test: venv
 ## sandbox-test: pytest for every sandbox rule, the admin page in headless chromium, a bounded schemathesis run
 sandbox-test: venv
 	$(VPY) -m pytest -q -p no:cacheprovider sandbox/tests
+
+## fuzz: libFuzzer with AddressSanitizer over what the library reads from servers and files (fuzz/Fuzz.swift: the
+## event stream, error and model responses, the state document, dates, Retry-After), the library's sources compiled in.
+## Replays fuzz/seeds, then explores for FUZZ_SECONDS; a crash or a broken property leaves its input in .build/fuzz.
+## Leak detection is off: the Swift runtime's metadata caches live for the whole process and read as leaks.
+SWIFTC ?= swiftc
+FUZZ_SECONDS ?= 30
+fuzz:
+	mkdir -p .build/fuzz/corpus
+	set -o pipefail; $(SWIFTC) -sanitize=fuzzer,address -parse-as-library -module-name ProfirestAPI -swift-version 6 -O -wmo \
+		fuzz/Fuzz.swift $$(find Sources/ProfirestAPI -name '*.swift' | sort) -o .build/fuzz/profirest-fuzz 2>&1 \
+		| { grep -v "Cannot export local symbol" || true; }
+	cd .build/fuzz && ASAN_OPTIONS=detect_leaks=0 ./profirest-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		-print_final_stats=1 corpus ../../fuzz/seeds 2>&1 | grep -E "^(stat::|Done|INFO: seed|property|==)" ; exit $${PIPESTATUS[0]}
 
 ## sandbox: the local Profirest API v2 server on 127.0.0.1 (state kept in sandbox/state.sqlite3)
 sandbox: venv

@@ -1,0 +1,132 @@
+// libFuzzer entry for the parsers that read what a server (or a file) hands the library: the event stream, error
+// and model responses, the state document, dates and Retry-After. Compiled together with the library's sources
+// (see `make fuzz`), so it reaches internal types. The first input byte picks the target; every target checks a
+// property besides "no crash":
+//
+//   0  event stream     the events do not depend on how the bytes were cut into chunks
+//   1  error response   a code is always set, the status is kept, and a known secret never survives into the error
+//   2  model response   decoding gives a value or an invalid_response error, never anything else
+//   3  state document   decoding gives a state or a StorageError; a decoded state re-encodes and decodes equal
+//   4  dates            a parsed RFC 3339 date prints and parses back to the same instant; Retry-After is ≥ 0
+import Foundation
+
+private let secret = "at_fuzz_secret_0123456789"
+private let fixedNow = Date(timeIntervalSince1970: 1_795_000_000)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    guard count > 1 else { return 0 }
+    let bytes = Data(bytes: start, count: count)
+    let selector = bytes[bytes.startIndex]
+    let input = bytes.dropFirst()
+    switch selector % 5 {
+    case 0: fuzzEventStream(Data(input))
+    case 1: fuzzErrorResponse(Data(input))
+    case 2: fuzzModelResponse(Data(input))
+    case 3: fuzzStateDocument(Data(input))
+    default: fuzzDates(Data(input))
+    }
+    return 0
+}
+
+private func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
+    if !condition() {
+        FileHandle.standardError.write(Data("property violated: \(message())\n".utf8))
+        abort()
+    }
+}
+
+/// Whole input vs the same bytes cut at two points taken from the input itself.
+private func fuzzEventStream(_ input: Data) {
+    guard input.count > 2 else { return }
+    let cutA = Int(input[input.startIndex]) % (input.count - 1)
+    let cutB = cutA + Int(input[input.startIndex + 1]) % (input.count - cutA)
+    let body = Data(input.dropFirst(2))
+    func parse(_ chunks: [Data]) -> (events: [ServerSentEvent], failed: Bool, retry: Int?) {
+        var parser = ServerSentEvents(limit: 4096)
+        var events: [ServerSentEvent] = []
+        do {
+            for chunk in chunks { events += try parser.feed(chunk) }
+        } catch {
+            return (events, true, parser.retry)
+        }
+        parser.finish()
+        return (events, false, parser.retry)
+    }
+    let whole = parse([body])
+    let a = min(cutA, body.count), b = min(max(cutB, a), body.count)
+    let cut = parse([body.prefix(a), body.dropFirst(a).prefix(b - a), body.dropFirst(b)].map { Data($0) })
+    if !whole.failed && !cut.failed {
+        check(whole.events == cut.events, "events differ by chunking: \(whole.events) vs \(cut.events)")
+        check(whole.retry == cut.retry, "retry differs by chunking")
+    }
+    // What the feed does with each event's data: decode it as an Event, which may fail but must not crash.
+    for event in whole.events { _ = try? JSONCoding.decoder.decode(Event.self, from: Data(event.data.utf8)) }
+}
+
+/// An error answer: status from two bytes, a Retry-After from the next few, the rest the body.
+private func fuzzErrorResponse(_ input: Data) {
+    guard input.count > 4 else { return }
+    let status = 400 + (Int(input[input.startIndex]) << 8 | Int(input[input.startIndex + 1])) % 200
+    let retryLength = Int(input[input.startIndex + 2]) % 16
+    let retry = String(decoding: input.dropFirst(3).prefix(retryLength), as: UTF8.self)
+    let body = Data(input.dropFirst(3 + retryLength))
+    let contentType = input[input.startIndex + 2] & 1 == 0 ? "application/problem+json" : "application/json"
+    let response = HTTPResponse(
+        status: status, headers: ["Content-Type": contentType, "Retry-After": retry, "Profirest-Request-Id": "req_1"],
+        body: body)
+    let factory = ErrorFactory(language: "en", redaction: Redaction(secrets: [secret]))
+    let error = factory.fromResponse(response, now: fixedNow)
+    check(!error.code.isEmpty, "an error without a code")
+    check(error.status == status, "status \(error.status) instead of \(status)")
+    if let seconds = error.retryAfter { check(seconds >= 0, "negative retryAfter \(seconds)") }
+    let text = [error.description, error.debugDescription, error.localizedDescription, error.code, error.title,
+                error.detail ?? "", "\(error.problem as Any)", "\(error.errors)", "\(error.candidates)",
+                error.existingID ?? "", error.requestID ?? ""].joined(separator: "\n")
+    check(!text.contains(secret), "the secret survived into the error: \(text)")
+}
+
+/// A 200 whose body is decoded into a few models and JSONValue.
+private func fuzzModelResponse(_ input: Data) {
+    let response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: input)
+    let factory = ErrorFactory(language: "cs", redaction: Redaction(secrets: [secret]))
+    func attempt<T: Decodable>(_ model: T.Type) {
+        do {
+            _ = try ResponseDecoding.decode(model, from: response, errors: factory)
+        } catch let error as ProfirestAPIError {
+            check(error.code == ErrorCode.invalidResponse, "decoding \(T.self) failed with \(error.code)")
+        } catch {
+            check(false, "decoding \(T.self) threw \(type(of: error)) instead of a ProfirestAPIError")
+        }
+    }
+    attempt(JSONValue.self)
+    attempt(EventPage.self)
+    attempt(StaffMemberPage.self)
+    attempt(Order.self)
+    attempt(Connection.self)
+    attempt(TokenResponse.self)
+}
+
+private func fuzzStateDocument(_ input: Data) {
+    let text = String(decoding: input, as: UTF8.self)
+    do {
+        let state = try StoredState.decode(text, location: "fuzz")
+        let again = try StoredState.decode(try state.encoded(), location: "fuzz")
+        check(again == state, "the state document does not survive a write and a read")
+    } catch is StorageError {
+    } catch {
+        check(false, "the state document failed with \(type(of: error)) instead of a StorageError")
+    }
+    _ = try? JSONDecoder().decode(PairingState.self, from: input)
+}
+
+private func fuzzDates(_ input: Data) {
+    let text = String(decoding: input, as: UTF8.self)
+    if let date = RFC3339.date(from: text) {
+        let printed = RFC3339.string(from: date)
+        let back = RFC3339.date(from: printed)
+        check(back != nil, "\(printed) (from \(text)) does not parse")
+        if let back { check(abs(back.timeIntervalSince(date)) < 0.001, "\(text) → \(printed) moved by \(back.timeIntervalSince(date)) s") }
+    }
+    if let seconds = RetryAfter.seconds(text, now: fixedNow) { check(seconds >= 0, "Retry-After \(text) gave \(seconds)") }
+}
