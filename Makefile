@@ -7,10 +7,10 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: test lint-contract generate check-generated build swift-test sandbox-test demo-test fuzz sandbox demo bench venv clean
+.PHONY: test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox demo bench venv clean
 
-## test: everything CI runs — contract lint, generator drift, warning-free build, swift test, sandbox tests
-test: lint-contract check-generated build swift-test sandbox-test demo-test fuzz
+## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, fuzz
+test: lint-contract check-generated build docs swift-test sandbox-test demo-test fuzz
 
 ## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
 venv: $(VENV)/.installed
@@ -32,6 +32,27 @@ check-generated:
 
 build:
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+## docs: the DocC documentation of ProfirestAPI in .build/docs, a static site
+## (`python3 -m http.server -d .build/docs`, then /documentation/profirestapi).
+## Fails when a public symbol has no doc comment (tools/check_docs.py) or a ``Symbol`` link is broken.
+## dump-symbol-graph shares the build of `make build`; on Linux it exits 1 because it also tries the synthesized
+## test-runner modules (<package>PackageTests, <package>PackageDiscoveredTests), which it cannot load — that error is
+## ignored, any other fails, and the graph is removed first so a stale one cannot pass.
+SYMBOLGRAPH_DIR := .build/symbolgraph-ProfirestAPI
+DOCC ?= docc
+docs:
+	@bin="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" && graphs="$$(dirname "$$bin")/symbolgraph" && \
+	rm -rf "$$graphs" $(SYMBOLGRAPH_DIR) && mkdir -p $(SYMBOLGRAPH_DIR) && \
+	echo "$(SWIFT) package $(SWIFT_BUILD_FLAGS) dump-symbol-graph --minimum-access-level public" && \
+	{ $(SWIFT) package $(SWIFT_BUILD_FLAGS) dump-symbol-graph --minimum-access-level public >.build/dump-symbol-graph.log 2>&1 \
+	  || ! grep 'error:' .build/dump-symbol-graph.log | grep -v "symbol graph for '[A-Za-z0-9_]*Package\(Discovered\)\?Tests'" \
+	  || { cat .build/dump-symbol-graph.log; exit 1; }; } && \
+	cp "$$graphs"/ProfirestAPI.symbols.json $$(compgen -G "$$graphs/ProfirestAPI@*.symbols.json") $(SYMBOLGRAPH_DIR)/
+	$(PYTHON) tools/check_docs.py $(SYMBOLGRAPH_DIR)
+	$(DOCC) convert Sources/ProfirestAPI/ProfirestAPI.docc --additional-symbol-graph-dir $(SYMBOLGRAPH_DIR) \
+		--fallback-display-name ProfirestAPI --fallback-bundle-identifier cz.profirest.api \
+		--output-dir .build/docs --warnings-as-errors
 
 swift-test: venv
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $(SWIFT) test $(SWIFT_BUILD_FLAGS)
