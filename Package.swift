@@ -22,9 +22,12 @@ let package = Package(
         .executableTarget(name: "Pichacka", dependencies: ["ProfirestAPI"], swiftSettings: strict),
         // Not a product: the processes of the cross-process refresh tests (and the bench's cross-process keys).
         .executableTarget(name: "ProfirestRefreshProbe", dependencies: ["ProfirestAPI"], swiftSettings: strict),
+        // Not a product: starting and stopping the local servers (sandbox, loopback) for the tests and the bench.
+        .target(name: "ProfirestTestSupport", swiftSettings: strict),
         .executableTarget(
-            name: "ProfirestBench", dependencies: ["ProfirestAPI"], path: "benchmarks/ProfirestBench", swiftSettings: strict),
-        .testTarget(name: "ProfirestAPITests", dependencies: ["ProfirestAPI"], swiftSettings: strict),
+            name: "ProfirestBench", dependencies: ["ProfirestAPI", "ProfirestTestSupport"], path: "benchmarks/ProfirestBench",
+            swiftSettings: strict),
+        .testTarget(name: "ProfirestAPITests", dependencies: ["ProfirestAPI", "ProfirestTestSupport"], swiftSettings: strict),
         .testTarget(name: "ProfirestCodegenTests", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
     ],
     // Swift 6 language mode where the compiler has it; a 5.9 compiler falls back to 5.

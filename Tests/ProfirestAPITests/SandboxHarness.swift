@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import ProfirestTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -9,11 +10,9 @@ import FoundationNetworking
 /// The interpreter is `$PROFIREST_SANDBOX_PYTHON` (the Makefile sets it) or `.venv/bin/python` in the package
 /// root. Without one the tests are skipped with a hint — except under `CI=true`, where a missing sandbox fails.
 final class SandboxServer: @unchecked Sendable {
-    let process = Process()
-    let stdoutPipe = Pipe()
-    /// Held open for the sandbox's whole life: if this test process dies, even by SIGKILL, the sandbox sees
-    /// end of input and stops (`--exit-on-stdin-eof`), so no server is left behind.
-    let stdinPipe = Pipe()
+    /// The child process; its stdin stays open for the sandbox's whole life, so if this test process dies, even
+    /// by SIGKILL, the sandbox sees end of input and stops (`--exit-on-stdin-eof`): no server is left behind.
+    let server: ChildServer
     let api: String
     private let session = URLSession(configuration: .ephemeral)
 
@@ -33,40 +32,16 @@ final class SandboxServer: @unchecked Sendable {
             }
             throw XCTSkip(message)
         }
-        let stdout = stdoutPipe
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-m", "sandbox", "serve", "--port", "0", "--db", ":memory:", "--validate", "--quiet", "--exit-on-stdin-eof"]
-        process.standardInput = stdinPipe
-        process.currentDirectoryURL = Self.packageRoot
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
+        let server = try ChildServer(executable: python, arguments: sandboxArguments(validate: true), directory: Self.packageRoot)
+        guard server.announcement["sandbox"] as? String == "ready", let api = server.announcement["api"] as? String else {
+            server.stop()
+            throw ProfirestTestFailure("the sandbox did not start: \(server.announcement)")
         }
-        let first = line.prefix { $0 != UInt8(ascii: "\n") }
-        guard let ready = try? JSONSerialization.jsonObject(with: first) as? [String: Any], ready["sandbox"] as? String == "ready",
-            let api = ready["api"] as? String
-        else {
-            process.terminate()
-            throw ProfirestTestFailure("the sandbox did not start: \(String(decoding: first, as: UTF8.self))")
-        }
+        self.server = server
         self.api = api
-        // Keep reading stdout so the sandbox never blocks on a full pipe.
-        stdout.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
     }
 
-    func stop() {
-        stdoutPipe.fileHandleForReading.readabilityHandler = nil
-        process.terminate()
-        // Bounded: a server that ignores SIGTERM must not hang the test run.
-        let deadline = Date().addingTimeInterval(3)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    func stop() { server.stop() }
 
     /// A raw request (no library involved), for the admin API and the OAuth setup.
     @discardableResult

@@ -17,6 +17,7 @@
 // Without the sandbox's interpreter (.venv/bin/python or $PROFIREST_SANDBOX_PYTHON) these keys are skipped.
 import Foundation
 import ProfirestAPI
+import ProfirestTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -54,49 +55,29 @@ struct StampedeSettings {
     }
 }
 
-struct StampedeFailure: Error, CustomStringConvertible {
+struct BenchFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
 
-/// The sandbox as a child process; it stops when our end of its stdin closes (`--exit-on-stdin-eof`).
+/// The sandbox as a child process (`ChildServer`), without --validate, and its admin API.
 final class Sandbox: @unchecked Sendable {
-    let process = Process()
-    let stdin = Pipe()
-    let stdout = Pipe()
+    let server: ChildServer
     let api: String
     private let session = URLSession(configuration: .ephemeral)
 
     init(python: String) throws {
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-m", "sandbox", "serve", "--port", "0", "--db", ":memory:", "--quiet", "--exit-on-stdin-eof"]
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let first = line.prefix { $0 != UInt8(ascii: "\n") }
-        guard let ready = try? JSONSerialization.jsonObject(with: first) as? [String: Any], let api = ready["api"] as? String else {
-            process.terminate()
-            throw StampedeFailure("the sandbox did not start: \(String(decoding: first, as: UTF8.self))")
+        server = try ChildServer(executable: python, arguments: sandboxArguments(validate: false))
+        guard let api = server.announcement["api"] as? String else {
+            server.stop()
+            throw BenchFailure("the sandbox did not start: \(server.announcement)")
         }
         self.api = api
-        stdout.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
     }
 
-    func stop() {
-        stdout.fileHandleForReading.readabilityHandler = nil
-        try? stdin.fileHandleForWriting.close()
-        process.terminate()
-        let deadline = Date().addingTimeInterval(3)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    var pid: Int32 { server.process.processIdentifier }
+
+    func stop() { server.stop() }
 
     /// `/_sandbox/<path>` with a JSON body; the JSON answer.
     @discardableResult
@@ -110,7 +91,7 @@ final class Sandbox: @unchecked Sendable {
         let (data, response) = try await session.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
-            throw StampedeFailure("\(method) /_sandbox/\(path) answered \(status): \(String(decoding: data, as: UTF8.self))")
+            throw BenchFailure("\(method) /_sandbox/\(path) answered \(status): \(String(decoding: data, as: UTF8.self))")
         }
         return data.isEmpty ? [:] : ((try JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
     }
@@ -134,7 +115,7 @@ final class Sandbox: @unchecked Sendable {
             "scopes": ((tokens["scope"] as? String) ?? "").split(separator: " ").map(String.init),
         ]
         for key in ["access_token", "refresh_token", "restaurant_id", "device_id"] { document[key] = tokens[key] }
-        guard document["access_token"] != nil, document["refresh_token"] != nil else { throw StampedeFailure("no tokens minted") }
+        guard document["access_token"] != nil, document["refresh_token"] != nil else { throw BenchFailure("no tokens minted") }
         let text = String(decoding: try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]), as: UTF8.self)
         try storage.set("profirest-api:\(clientID)", text)
     }
@@ -236,10 +217,10 @@ func stampedeResults(_ arguments: [String]) async throws -> [String: Any] {
         if kind == "expired" { clock.advance(by: 3_600) }
         if kind == "revoked" { clock.advance(by: 61) }
         try await Task.sleep(nanoseconds: 150_000_000)
-        let cpuBefore = processCPU(sandbox.process.processIdentifier)
+        let cpuBefore = processCPU(sandbox.pid)
         let selfBefore = processCPU(getpid())
         let run = await connectionLoad(api, count: settings.requests)
-        let serverCPU = processCPU(sandbox.process.processIdentifier) - cpuBefore
+        let serverCPU = processCPU(sandbox.pid) - cpuBefore
         let clientCPU = processCPU(getpid()) - selfBefore
         let stats = try await sandbox.admin("GET", "stats")
         times[kind, default: []].append(run.ms)

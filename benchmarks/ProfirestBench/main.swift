@@ -12,6 +12,7 @@
 // keeping keys other benchmarks put there.
 import Foundation
 import ProfirestAPI
+import ProfirestTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -44,34 +45,21 @@ struct Settings {
     }
 }
 
-/// The loopback server as a child process; it exits when our end of its stdin closes.
+/// tools/loopback_server.py as a child process (`ChildServer`).
 final class Server {
-    let process = Process()
-    let stdin = Pipe()
+    let server: ChildServer
     let port: Int
 
     init(script: String) throws {
-        let stdout = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script]
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
+        server = try ChildServer(executable: "/usr/bin/env", arguments: ["python3", script])
+        guard let port = server.announcement["port"] as? Int else {
+            server.stop()
+            throw BenchFailure("the loopback server did not start: \(server.announcement)")
         }
-        let object = try JSONSerialization.jsonObject(with: line.prefix { $0 != UInt8(ascii: "\n") }) as? [String: Int]
-        guard let port = object?["port"] else { throw CocoaError(.fileReadCorruptFile) }
         self.port = port
     }
 
-    func stop() {
-        try? stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
-    }
+    func stop() { server.stop() }
 }
 
 typealias Fetch = @Sendable () async throws -> Int

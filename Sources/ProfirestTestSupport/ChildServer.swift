@@ -1,0 +1,81 @@
+import Foundation
+
+/// A local server in a child process — the sandbox or `tools/loopback_server.py` — for the integration tests and the
+/// benchmarks. Not part of the library.
+///
+/// The server announces itself with one JSON object on the first line of its stdout (`{"port": 8123}`,
+/// `{"sandbox": "ready", "api": …}`) and exits when its stdin closes. So the parent keeps stdin open for the
+/// server's whole life: if the parent dies, even by SIGKILL, the server sees end of input and no server is left
+/// behind. Stdout keeps being drained so the server never blocks on a full pipe, and `stop()` is bounded.
+///
+/// ```swift
+/// let server = try ChildServer(executable: "/usr/bin/env", arguments: ["python3", "tools/loopback_server.py"])
+/// ```
+public final class ChildServer: @unchecked Sendable {
+    // @unchecked: every stored property is set in init and never changes; Process and Pipe are thread-safe for the
+    // calls made here (terminate, isRunning, closing a handle).
+    public let process = Process()
+    private let stdin = Pipe()
+    private let stdout = Pipe()
+    private let announcementLine: Data
+
+    /// Starts `executable` with `arguments` (in `directory`, if given) and waits for its first line.
+    /// Throws `ChildServerFailure` when it cannot start or its first line is not a JSON object.
+    public init(executable: String, arguments: [String], directory: URL? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw ChildServerFailure("\(executable) could not be started: \(error)")
+        }
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        announcementLine = Data(line.prefix { $0 != UInt8(ascii: "\n") })
+        guard (try? JSONSerialization.jsonObject(with: announcementLine)) is [String: Any] else {
+            process.terminate()
+            throw ChildServerFailure(
+                "\(arguments.joined(separator: " ")) did not start: \(String(decoding: announcementLine, as: UTF8.self))")
+        }
+        stdout.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
+    }
+
+    /// The server's first line. Usage: `server.announcement["port"] as? Int`
+    public var announcement: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: announcementLine)) as? [String: Any] ?? [:]
+    }
+
+    /// Closes its stdin and terminates it; a server that ignores SIGTERM gets SIGKILL after 3 s.
+    public func stop() {
+        stdout.fileHandleForReading.readabilityHandler = nil
+        try? stdin.fileHandleForWriting.close()
+        process.terminate()
+        let deadline = Date().addingTimeInterval(3)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// A child server that could not be started. Usage: `catch let failure as ChildServerFailure { print(failure) }`
+public struct ChildServerFailure: Error, CustomStringConvertible {
+    /// What went wrong. Usage: `failure.description`
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The sandbox's command line for a test or a benchmark: an ephemeral loopback port, an in-memory database, no
+/// output but the ready line, and an exit when stdin closes. `validate` checks every request and response against
+/// the contract (7–15 ms a request, so benchmarks leave it off).
+/// Usage: `ChildServer(executable: python, arguments: sandboxArguments(validate: true))`
+public func sandboxArguments(validate: Bool) -> [String] {
+    ["-m", "sandbox", "serve", "--port", "0", "--db", ":memory:"] + (validate ? ["--validate"] : [])
+        + ["--quiet", "--exit-on-stdin-eof"]
+}
