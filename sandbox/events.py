@@ -20,6 +20,11 @@ def cursor(sb: Sandbox, seq: int) -> str:
     return f"ev_c_{sb.store.meta('cursor_epoch', 1)}_{seq:08d}"
 
 
+def end_cursor(sb: Sandbox) -> str:
+    """The position after the newest event: what a client stores after reloading its state (410 next_cursor)."""
+    return cursor(sb, sb.store.last_event_seq())
+
+
 def parse_cursor(sb: Sandbox, text: str) -> int:
     m = CURSOR_RE.match(text or "")
     if not m:
@@ -27,13 +32,15 @@ def parse_cursor(sb: Sandbox, text: str) -> int:
     epoch, seq = int(m.group(1)), int(m.group(2))
     current = sb.store.meta("cursor_epoch", 1)
     if epoch < current:
-        raise ApiError("cursor_expired", "The cursor expired: reload your state and start without a cursor.")
+        raise ApiError("cursor_expired", "The cursor expired: reload your state, then read on from next_cursor.",
+                       next_cursor=end_cursor(sb))
     if epoch > current or seq > sb.store.last_event_seq():
         raise ApiError("cursor_invalid", "This cursor was never issued.")
     if seq > 0:  # events are kept event_retention seconds (7 days): an older position is gone
         seen = sb.store.events_after(seq - 1, seq)
         if seen and _age(seen[0][1]["occurred_at"]) > float(sb.config["event_retention"]):
-            raise ApiError("cursor_expired", "Events older than the retention are gone: reload and start again.")
+            raise ApiError("cursor_expired", "Events older than the retention are gone: reload, then read on from next_cursor.",
+                           next_cursor=end_cursor(sb))
     return seq
 
 

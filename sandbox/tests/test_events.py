@@ -44,8 +44,12 @@ def test_expired_and_invalid_cursors(api, pos):
     api.admin("POST", "/cursors/expire", {})
     r = api.call("GET", "/v2/events", pos, params={"cursor": c})
     assert r.status_code == 410 and r.json()["code"] == "cursor_expired"
+    restart = r.json()["next_cursor"]  # the end of the feed: read on from it after reloading, nothing is missed
+    punch(api, pos)
+    after = api.call("GET", "/v2/events", pos, params={"cursor": restart}).json()
+    assert after["data"], "an event after the 410 is read from its next_cursor"
     r = api.call("GET", "/v2/events/stream", pos, headers={"Last-Event-ID": c})
-    assert r.status_code == 410
+    assert r.status_code == 410 and r.json()["next_cursor"] == after["next_cursor"]
     assert api.call("GET", "/v2/events", pos, params={"cursor": "ev_nope"}).json()["code"] == "cursor_invalid"
     fresh = api.call("GET", "/v2/events", pos).json()["next_cursor"]
     assert api.call("GET", "/v2/events", pos, params={"cursor": fresh}).status_code == 200

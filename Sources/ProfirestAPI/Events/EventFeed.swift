@@ -80,6 +80,12 @@ struct EventFeed: Sendable {
     }
 
     var errors: ErrorFactory { api.errorFactory }
+
+    /// The end of the feed that a `410 cursor_expired` carries (`next_cursor`): where to read on after reloading.
+    static func restartCursor(of error: ProfirestAPIError) -> String? {
+        guard let cursor = error.problem?["next_cursor"]?.stringValue, !cursor.isEmpty else { return nil }
+        return cursor
+    }
 }
 
 /// An error thrown by `onEvents`: the events come again.

@@ -37,17 +37,23 @@ struct EventFeedReader {
         }
     }
 
-    /// Without a cursor: the position at the end of the feed (an empty first page). After a reset, `onReset`
-    /// runs between learning the new start and storing it, so a reload that did not finish (the app died) is
-    /// not skipped: the old, expired cursor is still stored and leads to another reset.
+    /// Without a cursor: the position at the end of the feed — after a reset the one its error carried
+    /// (`next_cursor`), otherwise the empty first page's. After a reset, `onReset` runs between learning the new
+    /// start and storing it, so a reload that did not finish (the app died) is not skipped: the old, expired
+    /// cursor is still stored and leads to another reset.
     mutating func startAtEnd() async throws {
-        let page = try await feed.page(after: nil)
+        let start: String
+        if let reset = pendingReset, let restart = EventFeed.restartCursor(of: reset) {
+            start = restart
+        } else {
+            start = try await feed.page(after: nil).nextCursor
+        }
         if let reset = pendingReset {
             pendingReset = nil
             await feed.options.onReset?(reset)
         }
-        try await feed.store(page.nextCursor)
-        cursor = page.nextCursor
+        try await feed.store(start)
+        cursor = start
         schedule.succeeded()
     }
 
@@ -74,10 +80,10 @@ struct EventFeedReader {
                 await feed.report(apiError)
                 return false
             case ErrorCode.cursorExpired:
-                // Start again from the end; the stored cursor goes now so that a restart does not try it again.
+                // Start again from the end. The expired cursor stays stored until `onReset` has returned (see
+                // `startAtEnd`): an app that dies during the reload meets the 410 again and reloads again.
                 pendingReset = apiError
                 cursor = nil
-                try? await feed.store(nil)
                 return true
             default:
                 break

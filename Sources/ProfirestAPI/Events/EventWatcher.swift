@@ -6,7 +6,8 @@ import Foundation
 /// - The cursor is stored under `events_cursor[:restaurant][:types]` in the client's state document, and only
 ///   after `onEvents` returned: an event arrives at least once (process it idempotently, by `Event.id`).
 /// - Without a stored cursor the reading starts at the end of the feed.
-/// - `410 cursor_expired` calls `onReset` and starts again from the end; losing the pairing ends `run()`.
+/// - `410 cursor_expired` calls `onReset`, then reads on from the end of the feed the error carried (`next_cursor`),
+///   so nothing that changed after it is missed; losing the pairing ends `run()`.
 ///
 /// ```swift
 /// let watcher = api.eventWatcher(.init(restaurantID: "11", onEvents: { events in await board.apply(events) }))
@@ -61,9 +62,10 @@ public final class EventWatcher: Sendable {
 
     /// One step for a scheduler (a background refresh, cron): exactly one `GET /v2/events`, then `onEvents` with
     /// its events, then the cursor is stored. Without a stored cursor the step only stores the end of the feed.
-    /// A full page is not followed — call again. After `410 cursor_expired` it drops the cursor and calls
-    /// `onReset`; the next step starts at the end. Throws the request's error, or what `onEvents` threw (then the
-    /// cursor stays and the same events come next time).
+    /// A full page is not followed — call again. After `410 cursor_expired` it calls `onReset`, then stores the end
+    /// of the feed the error carried (`next_cursor`), so the next step reads on from there and nothing that changed
+    /// since is missed; without one it drops the cursor and the next step starts at the end. Throws the request's
+    /// error, or what `onEvents` threw (then the cursor stays and the same events come next time).
     /// Usage: `try await api.eventWatcher(.init(restaurantID: rid, onEvents: { _ in })).once()`
     public func once() async throws {
         let cursor = feed.storedCursor()
@@ -74,8 +76,10 @@ public final class EventWatcher: Sendable {
         } catch let failure as HandlerFailure {
             throw failure.error
         } catch let error as ProfirestAPIError where error.code == ErrorCode.cursorExpired {
-            try await feed.store(nil)
+            // The expired cursor stays stored until the reload is done: if the app dies during it, the next step
+            // meets the 410 again and reloads again.
             await options.onReset?(error)
+            try await feed.store(EventFeed.restartCursor(of: error))
         }
     }
 

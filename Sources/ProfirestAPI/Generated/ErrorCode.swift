@@ -17,7 +17,8 @@ public enum ErrorCode {
     /// HTTP 400. The request is malformed in a way no other code describes.
     public static let badRequest = "bad_request"
 
-    /// HTTP 410. Events older than 7 days are gone: reload your state and start without a cursor.
+    /// HTTP 410. Events older than 7 days are gone: reload your state, then read on from the problem's next_cursor (the
+    /// end of the feed when the error was sent).
     public static let cursorExpired = "cursor_expired"
 
     /// HTTP 400. Cursors are opaque: send back only what the server gave.

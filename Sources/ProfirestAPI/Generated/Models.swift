@@ -3083,11 +3083,14 @@ public struct Problem: Codable, Hashable, Sendable {
     public var existingId: String?
     /// The request path.
     public var instance: String?
+    /// With cursor_expired from the event feed: the current end of the feed. Store it once your state is reloaded and
+    /// read on from it: nothing that changed after this answer is missed.
+    public var nextCursor: String?
     /// Seconds, the same as the Retry-After header, where one is sent.
     public var retryAfter: Int?
 
     /// Creates a value; optional members default to absent.
-    public init(type: String, title: String, status: Int, code: String, requestId: String, candidates: [StaffCandidate]? = nil, detail: String? = nil, errors: [FieldError]? = nil, existingId: String? = nil, instance: String? = nil, retryAfter: Int? = nil) {
+    public init(type: String, title: String, status: Int, code: String, requestId: String, candidates: [StaffCandidate]? = nil, detail: String? = nil, errors: [FieldError]? = nil, existingId: String? = nil, instance: String? = nil, nextCursor: String? = nil, retryAfter: Int? = nil) {
         self.type = type
         self.title = title
         self.status = status
@@ -3098,6 +3101,7 @@ public struct Problem: Codable, Hashable, Sendable {
         self.errors = errors
         self.existingId = existingId
         self.instance = instance
+        self.nextCursor = nextCursor
         self.retryAfter = retryAfter
     }
 
@@ -3112,6 +3116,7 @@ public struct Problem: Codable, Hashable, Sendable {
         case errors
         case existingId = "existing_id"
         case instance
+        case nextCursor = "next_cursor"
         case retryAfter = "retry_after"
     }
 
@@ -3128,6 +3133,7 @@ public struct Problem: Codable, Hashable, Sendable {
         self.errors = try container.decodeIfPresent([FieldError].self, forKey: .errors)
         self.existingId = try container.decodeIfPresent(String.self, forKey: .existingId)
         self.instance = try container.decodeIfPresent(String.self, forKey: .instance)
+        self.nextCursor = try container.decodeIfPresent(String.self, forKey: .nextCursor)
         self.retryAfter = try container.decodeIfPresent(Int.self, forKey: .retryAfter)
     }
 
@@ -3144,6 +3150,7 @@ public struct Problem: Codable, Hashable, Sendable {
         try container.encodeIfPresent(self.errors, forKey: .errors)
         try container.encodeIfPresent(self.existingId, forKey: .existingId)
         try container.encodeIfPresent(self.instance, forKey: .instance)
+        try container.encodeIfPresent(self.nextCursor, forKey: .nextCursor)
         try container.encodeIfPresent(self.retryAfter, forKey: .retryAfter)
     }
 }

@@ -362,7 +362,8 @@ public struct EventsOperations: Sendable {
 
     /// `GET /v2/events` — Read the event feed. Without cursor: an empty page whose next_cursor is the end of the feed.
     /// With cursor: events after it, at most limit (≤ 100); has_more says a full page was cut. Events are kept 7 days:
-    /// an older cursor is 410 cursor_expired (reload your state, then start without a cursor).
+    /// an older cursor is 410 cursor_expired, whose problem carries next_cursor, the current end of the feed (reload
+    /// your state, then read on from it).
     ///
     /// ```swift
     /// try await api.events.list()

@@ -45,7 +45,24 @@ final class EventWatcherOnceTests: XCTestCase {
         XCTAssertEqual(h.storedCursor, "c0")
     }
 
-    func testAnExpiredCursorCallsOnResetAndDropsTheCursor() async throws {
+    func testAnExpiredCursorCallsOnResetThenStoresTheEndItCarried() async throws {
+        let expired = Step.problem(410, "cursor_expired", extra: ["next_cursor": "c55"])
+        let h = FeedHarness(pages: [expired, page(["e56"], next: "c56")])
+        let storedDuringReset = Locked<[String?]>([])
+        var options = h.options()
+        options.onReset = { [h] _ in storedDuringReset.withLock { $0.append(h.storedCursor) } }
+        let watcher = h.api.eventWatcher(options)
+        try await watcher.once()
+        XCTAssertEqual(h.transport.requests.count, 1, "still one request")
+        XCTAssertEqual(storedDuringReset.withLock { $0 }, ["c0"], "the expired cursor stays until the reload is done")
+        XCTAssertEqual(h.storedCursor, "c55")
+        // The next step reads on from the end the error carried: what changed after the 410 is not missed.
+        try await watcher.once()
+        XCTAssertEqual(query(h.transport.requests.last)["cursor"], "c55")
+        XCTAssertEqual(h.storedCursor, "c56")
+    }
+
+    func testAnExpiredCursorWithoutNextCursorCallsOnResetAndDropsTheCursor() async throws {
         let h = FeedHarness(pages: [Step.problem(410, "cursor_expired"), page([], next: "c50")])
         let watcher = h.api.eventWatcher(h.options())
         try await watcher.once()

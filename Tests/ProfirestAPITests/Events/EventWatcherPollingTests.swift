@@ -145,10 +145,31 @@ final class EventWatcherPollingTests: XCTestCase {
         XCTAssertEqual(h.log.all, ["reset:cursor_expired", "events:e91"])
         let requests = h.transport.pageRequests
         XCTAssertEqual(requests.map { query($0)["cursor"] }, ["c0", nil, "c90"])
-        XCTAssertEqual(storedDuringReset.withLock { $0 }, [nil], "the expired cursor was dropped before onReset")
+        XCTAssertEqual(storedDuringReset.withLock { $0 }, ["c0"], "the expired cursor stays stored until the reload is done")
         XCTAssertEqual(h.storedCursor, "c91")
         XCTAssertEqual(h.log.errors, [])
         XCTAssertFalse(h.clock.requested.contains { $0 != 5 }, "a reset waits for nothing: \(h.clock.requested)")
+    }
+
+    func testAnExpiredCursorWithNextCursorReadsOnFromItWithoutAskingForTheEnd() async {
+        let expired = Step.problem(410, "cursor_expired", extra: ["next_cursor": "c95"])
+        let h = FeedHarness(pages: [expired, page(["e96"], next: "c96")], streaming: false)
+        let storedDuringReset = Locked<[String?]>([])
+        let log = h.log
+        var options = h.options()
+        options.onReset = { [h] error in
+            storedDuringReset.withLock { $0.append(h.storedCursor) }
+            log.record("reset:\(error.code)")
+        }
+        let watcher = h.api.eventWatcher(options)
+        let run = h.start(watcher)
+        await h.until("the next event") { h.log.events == ["events:e96"] }
+        watcher.stop()
+        await run.value
+        XCTAssertEqual(h.log.all, ["reset:cursor_expired", "events:e96"])
+        XCTAssertEqual(h.transport.pageRequests.map { query($0)["cursor"] }, ["c0", "c95"], "no request for the end")
+        XCTAssertEqual(storedDuringReset.withLock { $0 }, ["c0"])
+        XCTAssertEqual(h.storedCursor, "c96")
     }
 
     func testLosingThePairingEndsTheReading() async {

@@ -291,6 +291,21 @@ final class EventWatcherStreamTests: XCTestCase {
         await run.value
     }
 
+    func testAnExpiredCursorOnTheStreamReadsOnFromTheEndItCarried() async {
+        let expired = Step.problem(410, "cursor_expired", extra: ["next_cursor": "c75"])
+        let h = FeedHarness(pages: [], streams: [.answer(expired)])
+        h.transport.addStreams([.open(LiveBody(h.changes))])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        let second = await h.streamRequest(2)
+        XCTAssertEqual(second?.header("Last-Event-ID"), "c75")
+        XCTAssertEqual(h.transport.pageRequests.count, 0, "the end came with the error: no page was asked for")
+        XCTAssertEqual(h.log.all, ["reset:cursor_expired"])
+        XCTAssertEqual(h.storedCursor, "c75")
+        watcher.stop()
+        await run.value
+    }
+
     func testARejectedTokenIsRefreshedOnceForTheStream() async {
         let authorizer = TestAuthorizer(token: "at_old_secret", refreshTo: "at_new_secret")
         let h = FeedHarness(streams: [.answer(.problem(401, "invalid_token"))], authorizer: authorizer)

@@ -198,6 +198,19 @@ final class EventFeedIntegrationTests: XCTestCase {
         XCTAssertEqual(counts.pages, 2)
         XCTAssertEqual(counts.streams, 0)
     }
+
+    func testOnceAfterAnExpiredCursorMissesNothingThatChangedAfterTheReload() async throws {
+        let watcher = watcher()
+        try await watcher.once()  // stores the end of the feed
+        try await sandbox.raw("POST", "/_sandbox/cursors/expire")
+        try await watcher.once()  // 410: onReset (the app reloads), then the end the error carried is stored
+        XCTAssertEqual(seen.notes, ["reset:cursor_expired"])
+        try await emit("x-0")  // changed after the reload, before the next step
+        try await watcher.once()
+        XCTAssertEqual(seen.tags, ["x-0"])
+        let pages = try await stats().pages
+        XCTAssertEqual(pages, 3, "one request a step")
+    }
 }
 
 /// What the handlers of an integration test saw.
