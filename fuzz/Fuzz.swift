@@ -8,6 +8,7 @@
 //   2  model response   decoding gives a value or an invalid_response error, never anything else
 //   3  state document   decoding gives a state or a StorageError; a decoded state re-encodes and decodes equal
 //   4  dates            a parsed RFC 3339 date prints and parses back to the same instant; Retry-After is ≥ 0
+//   5  JSON values      a JSONValue that decodes encodes and decodes back equal (large and odd numbers included)
 import Foundation
 
 private let secret = "at_fuzz_secret_0123456789"
@@ -19,12 +20,13 @@ public func fuzzOne(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Data(bytes: start, count: count)
     let selector = bytes[bytes.startIndex]
     let input = bytes.dropFirst()
-    switch selector % 5 {
+    switch selector % 6 {
     case 0: fuzzEventStream(Data(input))
     case 1: fuzzErrorResponse(Data(input))
     case 2: fuzzModelResponse(Data(input))
     case 3: fuzzStateDocument(Data(input))
-    default: fuzzDates(Data(input))
+    case 4: fuzzDates(Data(input))
+    default: fuzzJSONValue(Data(input))
     }
     return 0
 }
@@ -129,4 +131,15 @@ private func fuzzDates(_ input: Data) {
         if let back { check(abs(back.timeIntervalSince(date)) < 0.001, "\(text) → \(printed) moved by \(back.timeIntervalSince(date)) s") }
     }
     if let seconds = RetryAfter.seconds(text, now: fixedNow) { check(seconds >= 0, "Retry-After \(text) gave \(seconds)") }
+}
+
+private func fuzzJSONValue(_ input: Data) {
+    guard let value = try? JSONCoding.decoder.decode(JSONValue.self, from: input) else { return }
+    do {
+        let encoded = try JSONCoding.encode(value)
+        let again = try JSONCoding.decoder.decode(JSONValue.self, from: encoded)
+        check(again == value, "\(value) came back as \(again)")
+    } catch {
+        check(false, "\(value) does not survive encoding: \(error)")
+    }
 }

@@ -20,6 +20,25 @@ final class RetryAfterParsingTests: XCTestCase {
         XCTAssertEqual(RetryAfter.seconds("Sun Nov  6 08:49:37 1994", now: now), 10)
     }
 
+    func testMalformedDatesAreUnreadableNotACrash() {
+        for text in [
+            "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 CET",
+            "Sun, 6 Nov 94 08:49:37 GMT", "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov  6 08:49 1994",
+            "Sun, 06 Nov 1994 08:49:37 GMT GMT", "f\u{0324}\u{FFFD}\u{FFFD}\u{FFFD}inalR'le",  // DateFormatter trapped on this one
+            String(repeating: "Sun, ", count: 40),
+        ] {
+            XCTAssertNil(RetryAfter.seconds(text, now: now), text)
+        }
+    }
+
+    func testRFC850YearsAreAtMost50YearsAhead() {
+        let now2026 = Date(timeIntervalSince1970: 1_795_000_000)  // 2026
+        XCTAssertEqual(RetryAfter.httpDate("Sunday, 06-Nov-94 08:49:37 GMT", now: now2026),
+                       RetryAfter.httpDate("Sun, 06 Nov 1994 08:49:37 GMT", now: now2026))
+        XCTAssertEqual(RetryAfter.httpDate("Monday, 06-Nov-50 08:49:37 GMT", now: now2026),
+                       RetryAfter.httpDate("Sun, 06 Nov 2050 08:49:37 GMT", now: now2026))
+    }
+
     func testADateInThePastMeansNow() {
         XCTAssertEqual(RetryAfter.seconds("Sun, 06 Nov 1994 08:00:00 GMT", now: now), 0)
     }
