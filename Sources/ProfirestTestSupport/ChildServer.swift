@@ -12,12 +12,13 @@ import Foundation
 /// let server = try ChildServer(executable: "/usr/bin/env", arguments: ["python3", "tools/loopback_server.py"])
 /// ```
 public final class ChildServer: @unchecked Sendable {
-    // @unchecked: every stored property is set in init and never changes; Process and Pipe are thread-safe for the
-    // calls made here (terminate, isRunning, closing a handle).
+    // @unchecked: every stored property is set in init and never changes (the announcement is only read); Process
+    // and Pipe are thread-safe for the calls made here (terminate, isRunning, closing a handle).
     public let process = Process()
     private let stdin = Pipe()
     private let stdout = Pipe()
-    private let announcementLine: Data
+    /// The server's first line, a JSON object. Usage: `server.announcement["port"] as? Int`
+    public let announcement: [String: Any]
 
     /// Starts `executable` with `arguments` (in `directory`, if given) and waits for its first line.
     /// Throws `ChildServerFailure` when it cannot start or its first line is not a JSON object.
@@ -39,18 +40,13 @@ public final class ChildServer: @unchecked Sendable {
             if chunk.isEmpty { break }
             line.append(chunk)
         }
-        announcementLine = Data(line.prefix { $0 != UInt8(ascii: "\n") })
-        guard (try? JSONSerialization.jsonObject(with: announcementLine)) is [String: Any] else {
+        let first = Data(line.prefix { $0 != UInt8(ascii: "\n") })
+        guard let object = (try? JSONSerialization.jsonObject(with: first)) as? [String: Any] else {
             process.terminate()
-            throw ChildServerFailure(
-                "\(arguments.joined(separator: " ")) did not start: \(String(decoding: announcementLine, as: UTF8.self))")
+            throw ChildServerFailure("\(arguments.joined(separator: " ")) did not start: \(String(decoding: first, as: UTF8.self))")
         }
+        announcement = object
         stdout.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
-    }
-
-    /// The server's first line. Usage: `server.announcement["port"] as? Int`
-    public var announcement: [String: Any] {
-        (try? JSONSerialization.jsonObject(with: announcementLine)) as? [String: Any] ?? [:]
     }
 
     /// Closes its stdin and terminates it; a server that ignores SIGTERM gets SIGKILL after 3 s.
