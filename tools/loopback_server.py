@@ -14,7 +14,18 @@ Routes (any method):
                      (the same port twice = a reused connection)
   /v2/close-soon     200 JSON, then closes the connection 2 ms later without announcing it (the keep-alive
                      pitfall of TOOLCHAIN-NOTES)
+  /v2/basic-401      401 with WWW-Authenticate: Basic and an OAuth error body (so do /oauth/token and
+                     /oauth/device_authorization)
+Writes, each recorded in /v2/writes (the head as soon as it is in, so a request whose body never comes shows):
+  /v2/write                 200 JSON of the body's length
+  /v2/write-drop-first      reads the whole request and closes without answering the first time an
+                            Idempotency-Key is seen; answers it later
+  /v2/write-drop-if-reused  reads the whole request and closes without answering unless it is the first
+                            request on its connection (what makes libcurl re-send a request on a new connection)
+  /v2/write-close-soon      answers, then closes the connection 2 ms later without announcing it
+  /v2/writes                GET: the recorded writes [{path, key, length, declared, sha256, complete, first}]
 """
+import hashlib
 import asyncio
 import json
 import socket
@@ -37,12 +48,18 @@ def response(status, reason, body=b"", headers=(), close=False):
     return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
 
+WRITES = []  # every write request seen, in order
+DROPPED = set()  # Idempotency-Keys /v2/write-drop-first has dropped once
+
+
 class Handler(asyncio.Protocol):
     def connection_made(self, transport):
         self.transport = transport
         sock = transport.get_extra_info("socket")
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buffer = b""
+        self.served = 0  # requests answered or dropped on this connection
+        self.pending = None  # the record of a write whose body is still coming
 
     def data_received(self, data):
         self.buffer += data
@@ -56,14 +73,24 @@ class Handler(asyncio.Protocol):
                 name, _, value = line.partition(":")
                 headers[name.strip().lower()] = value.strip()
             length = int(headers.get("content-length", "0"))
+            method, path, _ = head[0].split(" ", 2)
+            if path.startswith("/v2/write") and path != "/v2/writes" and self.pending is None:
+                self.pending = {"path": path, "key": headers.get("idempotency-key"), "declared": length,
+                                "length": 0, "sha256": None, "complete": False, "first": self.served == 0}
+                WRITES.append(self.pending)
             if len(self.buffer) < end + 4 + length:
                 return
             body = self.buffer[end + 4:end + 4 + length]
             self.buffer = self.buffer[end + 4 + length:]
-            method, path, _ = head[0].split(" ", 2)
+            if self.pending is not None:
+                self.pending.update(length=len(body), sha256=hashlib.sha256(body).hexdigest(), complete=True)
+                self.pending = None
             close = headers.get("connection", "").lower() == "close"
-            self.answer(method, path.split("?")[0], headers, body, close)
-            if close:
+            first = self.served == 0
+            self.served += 1
+            if not self.write(path.split("?")[0], headers, body, first, close):
+                self.answer(method, path.split("?")[0], headers, body, close)
+            if close or self.transport.is_closing():
                 return
 
     def answer(self, method, path, headers, body, close):
@@ -89,6 +116,39 @@ class Handler(asyncio.Protocol):
             t.write(response(404, "Not Found", b"", [], close))
         if close:
             t.close()
+
+    def write(self, path, headers, body, first, close):
+        """The write routes and the 401 challenge; False for any other path."""
+        t = self.transport
+        ok = response(200, "OK", json.dumps({"length": len(body)}).encode(), [("Content-Type", "application/json")], close)
+        if path == "/v2/writes":
+            t.write(response(200, "OK", json.dumps(WRITES).encode(), [("Content-Type", "application/json")], close))
+        elif path in ("/v2/basic-401", "/oauth/token", "/oauth/device_authorization"):
+            t.write(response(401, "Unauthorized", b'{"error":"invalid_client","error_description":"bad secret"}',
+                             [("Content-Type", "application/json"), ("WWW-Authenticate", 'Basic realm="profirest"')], close))
+        elif path == "/v2/write":
+            t.write(ok)
+        elif path == "/v2/write-drop-first":
+            key = headers.get("idempotency-key")
+            if key not in DROPPED:
+                DROPPED.add(key)
+                t.close()
+                return True
+            t.write(ok)
+        elif path == "/v2/write-drop-if-reused":
+            if not first:
+                t.close()
+                return True
+            t.write(ok)
+        elif path == "/v2/write-close-soon":
+            t.write(ok)
+            asyncio.get_running_loop().call_later(0.002, t.close)
+            return True
+        else:
+            return False
+        if close:
+            t.close()
+        return True
 
     async def stream(self):
         t = self.transport

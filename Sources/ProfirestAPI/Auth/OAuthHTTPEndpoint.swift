@@ -86,6 +86,12 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
             throw errors.redirect(response)
         default:
             if let oauth = Self.oauthError(in: response, redaction: errors.redaction) { throw oauth }
+            if response.status == 401, form != nil, response.body.isEmpty {
+                // A 401 from an OAuth endpoint means the client's own authentication failed (RFC 6749 5.2). With a
+                // Basic challenge, Linux URLSession hands it back without its body (see AuthChallenge).
+                throw ProfirestOAuthError(
+                    error: "invalid_client", detail: "the server did not accept the client's credentials (HTTP 401 from \(path))")
+            }
             throw errors.fromResponse(response, now: settings.clock())
         }
     }

@@ -3,8 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The delegate of a `URLSessionTransport`'s stream session: refuses redirects and routes each streaming task's
-/// callbacks to its reader.
+/// The delegate of a `URLSessionTransport`'s stream session: refuses redirects, answers no authentication
+/// challenge (`AuthChallenge`), and routes each streaming task's callbacks to its reader.
 ///
 /// Delegate callbacks for streaming because Linux has no `bytes(for:)`.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
@@ -18,6 +18,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var sink: Sink
         var head: HTTPResponse?
         var headDelivered = false
+        /// The delegate cancelled an authentication challenge: the task's error is ours, `head` is the answer.
+        var challenged = false
     }
 
     private let tasks = Locked([Int: Entry]())
@@ -32,6 +34,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         // Never follow: the 3xx itself is delivered and the pipeline turns it into unexpected_redirect.
         completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        let (disposition, head) = AuthChallenge.answer(challenge)
+        if let head {
+            tasks.withLock { tasks in
+                tasks[task.taskIdentifier]?.head = head
+                tasks[task.taskIdentifier]?.challenged = true
+            }
+        }
+        completionHandler(disposition, nil)
     }
 
     func urlSession(
@@ -66,6 +82,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         guard let entry = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         // Some responses (e.g. an empty 204 on some platforms) complete without a didReceive(response:) call.
         let head = entry.head ?? task.response.map(Self.head(of:))
+        // A challenge the delegate cancelled ends the task with an error of ours: the 401 (no body) is the answer.
+        let error = entry.challenged ? nil : error
         switch entry.sink {
         case .streaming(let headContinuation, let body):
             if !entry.headDelivered {

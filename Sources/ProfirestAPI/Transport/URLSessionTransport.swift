@@ -6,25 +6,35 @@ import FoundationNetworking
 /// The default transport: `URLSession` on Apple platforms and on Linux.
 ///
 /// - Redirects are refused in the session delegate: a 3xx comes back as it is, so tokens never follow it.
+/// - An authentication challenge (a 401 with `WWW-Authenticate: Basic`) is never answered: the 401 comes back at
+///   once, on Linux without its body (see `AuthChallenge`).
 /// - Cancelling the calling task cancels the `URLSessionTask`.
 /// - Each exchange ends at `HTTPRequest.timeout`, body included (`DeadlineSweeper` cancels the task).
 /// - `stream(_:)` hands out the body as the server flushes it (Linux has no `URLSession.bytes`, so this goes
 ///   through the data delegate on every platform).
-/// - Connection reuse: see ``ConnectionReuse``.
+/// - On Linux a request with a body always goes out on a connection of its own; see ``ConnectionReuse``.
 ///
 /// ```swift
 /// let transport = URLSessionTransport(connectionReuse: .keepAlive)
 /// ```
 public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttempt {
-    /// Whether connections are kept open between requests.
+    /// Whether connections are kept open between requests without a body.
     ///
-    /// Linux URLSession mishandles a kept-alive connection that the server closes just as the next request goes
-    /// out (it spins until its timeout, or re-sends the request without its body). Servers close idle
-    /// connections after their keep-alive timeout, so on Linux the default reuses a connection only for a
-    /// request that follows the previous one within `maxIdle`, and starts a fresh connection pool otherwise.
-    /// What is left of the race is bounded by the attempt timeout and retried with the same Idempotency-Key.
-    /// `Connection: close` on every request would avoid it entirely but doubles the cost of a request even on
-    /// loopback (benchmarks/) and costs a TLS handshake per request on a real network.
+    /// Linux URLSession (libcurl underneath) mishandles a kept-alive connection that the server or a proxy closes
+    /// while a request is on its way: when the connection dies before any answer, libcurl sends the request again
+    /// on a new connection, and URLSession cannot rewind a body it holds as `Data`, so the request goes out again
+    /// with its headers (Content-Length and Idempotency-Key included) and **no body**; the server waits for the
+    /// body and the task spins until its timeout. Answering `urlSession(_:task:needNewBodyStream:)` does not help:
+    /// FoundationNetworking then traps in `seekInputStream` (checked with Swift 6.3.1). This is not rare: it
+    /// follows most dropped keep-alive connections. So on Linux every request with a body (JSON, form, binary)
+    /// goes through a session of its own with `Connection: close`: it always opens a new connection, there is
+    /// nothing libcurl could re-send, and a lost answer surfaces as an error the library retries with the same
+    /// body and Idempotency-Key. That costs a TCP (and TLS) handshake per write; reads follow the policy below.
+    ///
+    /// For requests without a body, servers close idle connections after their keep-alive timeout, so on Linux the
+    /// default reuses a connection only for a request that follows the previous one within `maxIdle`, and starts a
+    /// fresh connection pool otherwise. A re-sent GET is harmless; what is left of the race is bounded by the
+    /// attempt timeout and retried.
     ///
     /// ```swift
     /// let transport = URLSessionTransport(connectionReuse: .keepAliveWhileBusy(maxIdle: 1))
@@ -50,9 +60,14 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
 
     private let configuration: URLSessionConfiguration
     private let connectionReuse: ConnectionReuse
-    /// Whole-body requests: a session whose delegate only refuses redirects (a delegate with data callbacks costs
-    /// extra hops through the delegate queue per task). Replaced after an idle pause, see `ConnectionReuse`.
+    /// Whole-body requests without a body: a session whose delegate refuses redirects and challenges (a delegate
+    /// with data callbacks costs extra hops through the delegate queue per task). Replaced after an idle pause.
     private let pool: Locked<Pool>
+    /// Requests with a body, on Linux only: each with `Connection: close`, so this session never holds a
+    /// connection a later write could be re-sent on without its body (see ``ConnectionReuse``).
+    private let writeSession: URLSession?
+    /// The delegate of the whole-body sessions.
+    private let sendDelegate = SendSessionDelegate()
     /// Streams: a session whose delegate hands chunks to their readers. A stream holds its connection for
     /// minutes, so reuse gains nothing: on Linux streams always go with `Connection: close`.
     private let streamSession: URLSession
@@ -73,6 +88,8 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // Credentials are the library's own (tokens, client_secret_basic): nothing is answered from a store.
+        configuration.urlCredentialStorage = nil
         let delegate = SessionDelegate()
         let queue = OperationQueue()
         queue.name = "ProfirestAPI.URLSessionTransport.streams"
@@ -81,12 +98,18 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         self.connectionReuse = connectionReuse
         self.delegate = delegate
         self.streamSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
-        self.pool = Locked(Pool(session: Self.makeSendSession(configuration)))
+        #if canImport(FoundationNetworking)
+        self.writeSession = URLSession(configuration: configuration, delegate: sendDelegate, delegateQueue: nil)
+        #else
+        self.writeSession = nil
+        #endif
+        self.pool = Locked(Pool(session: URLSession(configuration: configuration, delegate: sendDelegate, delegateQueue: nil)))
     }
 
     deinit {
         // A session keeps its delegate alive until invalidated; without this each transport would leak.
         streamSession.finishTasksAndInvalidate()
+        writeSession?.finishTasksAndInvalidate()
         pool.withLock { $0.session }.finishTasksAndInvalidate()
     }
 
@@ -96,10 +119,13 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     /// Sends the request and collects the whole body, within `request.timeout` for the whole exchange (then it
     /// throws `URLError(.timedOut)`). Usage: `let response = try await transport.send(request)`
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let session = checkOut()
-        defer { checkIn() }
+        let writeSession = request.body == nil ? nil : self.writeSession
+        let session = writeSession ?? checkOut()
+        defer { if writeSession == nil { checkIn() } }
+        let close = writeSession != nil || closesConnections
         // The task (once made) and whether the deadline fired, under one lock.
         let state = Locked<(task: URLSessionDataTask?, expired: Bool)>((nil, false))
+        let challenges = sendDelegate.challenges
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
                 // The whole-exchange deadline (URLRequest.timeoutInterval is only an idle timeout). The shared
@@ -111,11 +137,20 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
                     }?.cancel()
                 }
                 // A completion handler rather than data callbacks: one hop through the delegate queue per request.
-                // Redirects are still offered to the session delegate first (checked on Linux), which refuses them.
-                let task = session.dataTask(with: urlRequest(for: request, close: closesConnections)) { data, response, error in
+                // Redirects and challenges are still offered to the session delegate first (checked on Linux).
+                let task = session.dataTask(with: urlRequest(for: request, close: close)) { data, response, error in
                     DeadlineSweeper.shared.remove(deadline)
+                    let (task, expired) = state.withLock { ($0.task, $0.expired) }
+                    let challenged = task.flatMap { challenges.take($0) }
                     if let error {
-                        continuation.resume(throwing: state.withLock { $0.expired } ? URLError(.timedOut) : error)
+                        if expired {
+                            continuation.resume(throwing: URLError(.timedOut))
+                        } else if let challenged {
+                            // The delegate cancelled the challenge, not the caller: the 401 is the answer.
+                            continuation.resume(returning: challenged)
+                        } else {
+                            continuation.resume(throwing: error)
+                        }
                     } else if let response {
                         var head = SessionDelegate.head(of: response)
                         head.body = data ?? Data()
@@ -140,7 +175,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let close: Bool
         #if canImport(FoundationNetworking)
-        close = connectionReuse != .keepAlive
+        close = connectionReuse != .keepAlive || request.body != nil
         #else
         close = closesConnections
         #endif
@@ -168,7 +203,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
                 let idle = Double(DispatchTime.now().uptimeNanoseconds - pool.lastActivity) / 1e9
                 if idle > maxIdle {
                     retired = pool.session
-                    pool.session = Self.makeSendSession(configuration)
+                    pool.session = URLSession(configuration: configuration, delegate: sendDelegate, delegateQueue: nil)
                     pool.generation += 1
                 }
             }
@@ -186,10 +221,6 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         }
     }
 
-    private static func makeSendSession(_ configuration: URLSessionConfiguration) -> URLSession {
-        URLSession(configuration: configuration, delegate: RedirectRefuser(), delegateQueue: nil)
-    }
-
     private func urlRequest(for request: HTTPRequest, close: Bool) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
@@ -204,13 +235,25 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     }
 }
 
-/// The delegate of the whole-body sessions: refuses every redirect and nothing else.
-private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    // @unchecked: no stored state.
+/// The delegate of the whole-body sessions: refuses every redirect and answers no authentication challenge
+/// (`AuthChallenge`), keeping the challenged 401 for the task's completion handler.
+private final class SendSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    // @unchecked: the only stored state is `challenges`, which is thread-safe.
+    let challenges = ChallengedHeads()
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        let (disposition, head) = AuthChallenge.answer(challenge)
+        if let head { challenges.keep(head, for: task) }
+        completionHandler(disposition, nil)
     }
 }

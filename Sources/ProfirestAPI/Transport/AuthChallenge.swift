@@ -1,0 +1,39 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How the transport answers an HTTP authentication challenge (a 401 or 407 with `WWW-Authenticate: Basic`,
+/// Digest, …): it never answers one, the library's own errors do.
+///
+/// On Linux the obvious answers all fail: default handling leaves the task waiting until its deadline (a wrong
+/// client secret looked like a 30 s outage), a credential — even an empty one — makes URLSession send the request
+/// again in a tight loop, and cancelling ends the task at once but drops the body. So on Linux the challenge is
+/// cancelled and the 401's status and headers are kept, to be handed back as the answer without its body
+/// (`URLSessionTransport` and `SessionDelegate` do that). Apple's URLSession completes the task with the 401 and
+/// its body under default handling, so there it is left alone; server-trust (TLS) challenges always are.
+enum AuthChallenge {
+    /// The disposition for `challenge`, and the head to hand back instead of the cancelled task's error.
+    static func answer(_ challenge: URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, HTTPResponse?) {
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking has no server-trust challenges: every challenge here is an HTTP one.
+        if let failure = challenge.failureResponse {
+            return (.cancelAuthenticationChallenge, SessionDelegate.head(of: failure))
+        }
+        #endif
+        return (.performDefaultHandling, nil)
+    }
+}
+
+/// The heads of 401s whose challenge the delegate cancelled, by task, until the task's completion takes them.
+final class ChallengedHeads: Sendable {
+    private let heads = Locked([ObjectIdentifier: HTTPResponse]())
+
+    func keep(_ head: HTTPResponse, for task: URLSessionTask) {
+        heads.withLock { $0[ObjectIdentifier(task)] = head }
+    }
+
+    func take(_ task: URLSessionTask) -> HTTPResponse? {
+        heads.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+@testable import ProfirestAPI
+
+/// Writes over real loopback sockets through connections that die: every request the server sees carries
+/// exactly the caller's bytes, every attempt under one Idempotency-Key the same bytes, and nothing stalls waiting
+/// for a body (tools/loopback_server.py records each write's head as soon as it arrives).
+final class WriteDeliveryTests: XCTestCase {
+    var server: LoopbackServer!
+
+    override func setUpWithError() throws { server = try LoopbackServer() }
+    override func tearDown() { server?.stop() }
+
+    /// A JSON object, an opaque binary body and an OAuth-style form: the three kinds of body the library sends.
+    private let bodies: [(name: String, body: RequestBody, bytes: Data)] = {
+        let json: JSONValue = ["note": "ahoj", "amount": 12]
+        let binary = Data((0..<3000).map { UInt8($0 % 251) })
+        let form = Data("grant_type=refresh_token&refresh_token=rt_x&client_id=c".utf8)
+        return [
+            ("json", .json(json), try! JSONCoding.encode(json)),
+            ("binary", .data(binary, contentType: "application/zip"), binary),
+            ("form", .data(form, contentType: "application/x-www-form-urlencoded"), form),
+        ]
+    }()
+
+    private func writes(key: String) async throws -> [JSONValue] {
+        let all: [JSONValue] = try await ProfirestApi(options: .init(baseURL: server.baseURL)).get("/writes")
+        return all.filter { $0["key"]?.stringValue == key }
+    }
+
+    private func assertWhole(_ records: [JSONValue], bytes: Data, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(records.isEmpty, "\(what): the server saw no request", file: file, line: line)
+        let sha = sha256Hex(bytes)
+        for record in records {
+            XCTAssertEqual(record["complete"]?.boolValue, true, "\(what): a request arrived without its whole body: \(record)", file: file, line: line)
+            XCTAssertEqual(record["length"]?.intValue, bytes.count, "\(what): \(record)", file: file, line: line)
+            XCTAssertEqual(record["sha256"]?.stringValue, sha, "\(what): other bytes under the same key", file: file, line: line)
+        }
+    }
+
+    /// The race that made Linux URLSession re-send a write without its body: a kept-alive connection the server
+    /// closes when the write arrives on it. A write now never goes out on a reused connection, so it is answered
+    /// at once, whole, and the server sees it once.
+    func testAWriteNeverGoesOutOnAConnectionTheServerMayHaveDropped() async throws {
+        for reuse in [URLSessionTransport.ConnectionReuse.keepAlive, .platformDefault] {
+            let api = ProfirestApi(options: .init(
+                baseURL: server.baseURL, retries: 0, timeout: 5, transport: URLSessionTransport(connectionReuse: reuse)))
+            for (name, body, bytes) in bodies {
+                let _: JSONValue = try await api.get("/echo")  // a kept-alive connection to reuse
+                let key = "reused-\(name)-\(reuse)"
+                let started = Date()
+                let answer = try await api.post("/write-drop-if-reused", body: body, options: .init(idempotencyKey: .key(key)))
+                XCTAssertLessThan(Date().timeIntervalSince(started), 2.5, "\(name): the write stalled")
+                XCTAssertEqual(answer?["length"]?.intValue, bytes.count)
+                let records = try await writes(key: key)
+                XCTAssertEqual(records.count, 1, "\(name): sent once")
+                assertWhole(records, bytes: bytes, name)
+                XCTAssertEqual(records.first?["first"]?.boolValue, true, "\(name): a write opens its own connection")
+            }
+        }
+    }
+
+    /// A server that reads a write and closes without answering: the library sends it again, with the same key and
+    /// the same bytes, and gets the answer.
+    func testAWriteWhoseAnswerWasLostGoesAgainWithTheSameBytes() async throws {
+        let api = ProfirestApi(options: .init(
+            baseURL: server.baseURL, retries: 2, timeout: 5, transport: URLSessionTransport(), sleep: { _ in }))
+        for (name, body, bytes) in bodies {
+            let key = "lost-\(name)"
+            let started = Date()
+            let answer = try await api.post("/write-drop-first", body: body, options: .init(idempotencyKey: .key(key)))
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2.5, "\(name): the retry stalled")
+            XCTAssertEqual(answer?["length"]?.intValue, bytes.count)
+            let records = try await writes(key: key)
+            XCTAssertEqual(records.count, 2, "\(name): the dropped attempt and its retry")
+            assertWhole(records, bytes: bytes, name)
+        }
+    }
+
+    /// Writes in a row against a server that closes each connection 2 ms after answering, at pauses around that
+    /// moment: each arrives whole and is answered.
+    func testWritesRacingAConnectionThatClosesAfterEachAnswerAllArriveWhole() async throws {
+        let api = ProfirestApi(options: .init(
+            baseURL: server.baseURL, retries: 3, timeout: 5, transport: URLSessionTransport(connectionReuse: .keepAlive),
+            sleep: { _ in }))
+        let started = Date()
+        for i in 0..<24 {
+            let (name, body, bytes) = bodies[i % bodies.count]
+            let key = "race-\(i)"
+            let answer = try await api.post("/write-close-soon", body: body, options: .init(idempotencyKey: .key(key)))
+            XCTAssertEqual(answer?["length"]?.intValue, bytes.count)
+            assertWhole(try await writes(key: key), bytes: bytes, "\(name) #\(i)")
+            try await Task.sleep(nanoseconds: UInt64(i % 5) * 1_000_000)
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "no write waited out its timeout")
+    }
+
+    /// A 401 with `WWW-Authenticate: Basic` comes back at once (Linux URLSession used to wait on the challenge
+    /// until the attempt's timeout): from the transport, from an API call, from the stream and from OAuth.
+    func testABasicChallengeIsAnsweredAtOnce() async throws {
+        let transport = URLSessionTransport()
+        var started = Date()
+        let response = try await transport.send(HTTPRequest(method: "GET", url: server.url("/v2/basic-401"), timeout: 10))
+        XCTAssertEqual(response.status, 401)
+        XCTAssertEqual(response.header("www-authenticate"), "Basic realm=\"profirest\"")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+
+        started = Date()
+        let streamed = try await transport.stream(HTTPRequest(method: "GET", url: server.url("/v2/basic-401"), timeout: 10))
+        XCTAssertEqual(streamed.status, 401)
+        for try await _ in streamed.body {}
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+
+        let api = ProfirestApi(options: .init(
+            baseURL: server.baseURL, clientID: "partner", clientSecret: "wrong-secret", timeout: 10, transport: transport))
+        started = Date()
+        let e = await apiError { try await api.get("/basic-401") }
+        XCTAssertEqual(e?.status, 401)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+
+        started = Date()
+        do {
+            _ = try await api.pair(scope: "restaurants:read")
+            XCTFail("a 401 from the OAuth endpoint is an error")
+        } catch let error as ProfirestOAuthError {
+            XCTAssertEqual(error.error, "invalid_client")
+            XCTAssertFalse(error.message.contains("wrong-secret"))
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3, "invalid_client, not a 10 s timeout")
+    }
+}
+
+private func sha256Hex(_ data: Data) -> String {
+    Crypto.sha256(data).map { String(format: "%02x", $0) }.joined()
+}
