@@ -213,6 +213,16 @@ async def stats(request):
     return json_response(sb.stats.as_json())
 
 
+async def commits(request):
+    """The commit ledger: counts, every key's and punch id's with ?full=1; DELETE zeroes only the ledger."""
+    sb = sb_of(request)
+    if request.method == "DELETE":
+        sb.stats.clear_commits()
+    if request.query.get("full") == "1":
+        return json_response(sb.stats.commit_ledger())
+    return json_response(sb.stats.commit_summary())
+
+
 async def requests_log(request):
     sb = sb_of(request)
     try:
@@ -280,6 +290,8 @@ def routes(app: web.Application) -> None:
     r.add_post("/_sandbox/reset", reset)
     r.add_get("/_sandbox/stats", stats)
     r.add_delete("/_sandbox/stats", stats)
+    r.add_get("/_sandbox/commits", commits)
+    r.add_delete("/_sandbox/commits", commits)
     r.add_get("/_sandbox/requests", requests_log)
     r.add_get("/_sandbox/restaurants", restaurants)
     r.add_get("/_sandbox/presence", presence)

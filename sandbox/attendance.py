@@ -22,6 +22,8 @@ def presence_of(sb: Sandbox, employee_id: str) -> dict:
 
 def record_punch(sb: Sandbox, ctx: Ctx, item: dict) -> tuple[int, dict]:
     """(201 or 200, AttendancePunch). Raises ApiError for the item's failure."""
+    # punches are de-duplicated by id, so a doubled request never shows as a second punch: count the requests
+    sb.stats.punch_requests[item["id"]] += 1
     existing = sb.store.get("punch", item["id"])
     if existing:
         return 200, existing

@@ -77,6 +77,12 @@ class Stats:
     faults_triggered: int = 0
     sse_connections: int = 0
     contract_violations: int = 0
+    body_mismatch_under_key: int = 0
+    # the commit ledger (GET /_sandbox/commits): 2xx answers of idempotent operations whose handler ran
+    commits: Counter = field(default_factory=Counter)  # (connection id, Idempotency-Key) -> commits
+    unkeyed_commits: int = 0
+    commits_by_operation: Counter = field(default_factory=Counter)
+    punch_requests: Counter = field(default_factory=Counter)  # punch id -> requests (or batch items) that reached it
 
     def as_json(self) -> dict[str, Any]:
         return {"token_refreshes": dict(self.token_refreshes), "refresh_reuse": self.refresh_reuse,
@@ -84,7 +90,29 @@ class Stats:
                 "requests": dict(self.requests), "idempotent_replays": self.idempotent_replays,
                 "punches_recorded": self.punches_recorded, "device_polls": self.device_polls,
                 "slow_downs": self.slow_downs, "faults_triggered": self.faults_triggered,
-                "sse_connections": self.sse_connections, "contract_violations": self.contract_violations}
+                "sse_connections": self.sse_connections, "contract_violations": self.contract_violations,
+                "body_mismatch_under_key": self.body_mismatch_under_key, "commits": self.commit_summary()}
+
+    def commit_summary(self) -> dict[str, Any]:
+        """Counts only: the soak test compares them with what it sent; duplicated_* > 0 means a doubled write."""
+        return {"keys": len(self.commits), "commits": sum(self.commits.values()),
+                "duplicated_keys": sum(1 for n in self.commits.values() if n > 1),
+                "unkeyed": self.unkeyed_commits, "by_operation": dict(self.commits_by_operation),
+                "punches": {"ids": len(self.punch_requests), "requests": sum(self.punch_requests.values()),
+                            "duplicated_ids": sum(1 for n in self.punch_requests.values() if n > 1)}}
+
+    def commit_ledger(self) -> dict[str, Any]:
+        """The summary plus every key's and every punch id's count."""
+        by_key: dict[str, dict[str, int]] = {}
+        for (conn_id, key), n in self.commits.items():
+            by_key.setdefault(conn_id, {})[key] = n
+        return {**self.commit_summary(), "by_key": by_key, "punch_requests": dict(self.punch_requests)}
+
+    def clear_commits(self) -> None:
+        self.commits.clear()
+        self.unkeyed_commits = 0
+        self.commits_by_operation.clear()
+        self.punch_requests.clear()
 
 
 class Sandbox:
@@ -96,7 +124,8 @@ class Sandbox:
         self.validate = validate
         self.stats = Stats()
         self.request_log: deque = deque(maxlen=500)
-        self.idem_running: set[tuple[str, str]] = set()
+        self.idem_running: dict[tuple[str, str], str] = {}  # (connection, key) -> fingerprint of the running request
+        self.idem_first_body: dict[tuple[str, str], tuple[str, float]] = {}  # -> (first fingerprint seen, when)
         self.faults: list[dict[str, Any]] = []
         self.stream_down = False
         self.stream_retry_after = self.config["stream_retry_after"]
@@ -122,6 +151,7 @@ class Sandbox:
         self.store.wipe()
         self.store.set_meta("cursor_epoch", epoch + 1)
         self.idem_running.clear()
+        self.idem_first_body.clear()
         seed.seed(self)
 
     def event_condition(self) -> asyncio.Condition:
@@ -308,26 +338,46 @@ def operation(operation_id: str, body: str | None = None, staff: str | None = No
                     staff_from_token(sb, request, conn)
                 except ApiError:
                     pass
-            parsed, raw = None, b""
-            if body:
-                parsed, raw = await json_body(sb, request, body,
-                                              ("application/json", "application/merge-patch+json")
-                                              if body == "CustomerUpdate" else ("application/json",))
-            elif raw_body:
-                mt = media_type(request)
-                if mt != raw_body[0]:
-                    raise ApiError("unsupported_media_type", f"Send {raw_body[0]}, not {mt or 'no Content-Type'}.")
-                raw = await read_body(sb, request, sb.config[raw_body[1]] if isinstance(raw_body[1], str) else raw_body[1])
-            ctx = Ctx(sb, request, conn, rest, sess, parsed, raw)
+
+            async def make_ctx() -> Ctx:
+                parsed, raw = await parse_body(sb, request, body, raw_body)
+                return Ctx(sb, request, conn, rest, sess, parsed, raw)
+
             key = request.headers.get("Idempotency-Key")
-            if not (idempotent and key is not None):
-                return await _run(fn, ctx)
-            return await _idempotent(sb, request, conn, key, ctx, fn)
+            if not idempotent:
+                return await _run(fn, await make_ctx())
+            if key is None:
+                ctx = await make_ctx()
+                return _count_commit(sb, operation_id, None, await _run(fn, ctx))
+            # The key comes before the body: a known key answers from its record whatever the bytes are
+            limit = body_limit(sb, body, raw_body)
+            return await _idempotent(sb, request, conn, key, operation_id, limit, make_ctx, fn)
 
         handler.operation_id = operation_id
         return handler
 
     return deco
+
+
+def body_limit(sb: Sandbox, body: str | None, raw_body: tuple[str, int | str] | None) -> int:
+    """How many bytes an operation's body may have (413 beyond)."""
+    if raw_body:
+        return sb.config[raw_body[1]] if isinstance(raw_body[1], str) else raw_body[1]
+    return sb.config["json_body_limit"]
+
+
+async def parse_body(sb: Sandbox, request: web.Request, body: str | None,
+                     raw_body: tuple[str, int | str] | None) -> tuple[Any, bytes]:
+    """(parsed JSON or None, raw bytes) after the media type, JSON and contract checks of the operation."""
+    if body:
+        types = ("application/json", "application/merge-patch+json") if body == "CustomerUpdate" else ("application/json",)
+        return await json_body(sb, request, body, types)
+    if raw_body:
+        mt = media_type(request)
+        if mt != raw_body[0]:
+            raise ApiError("unsupported_media_type", f"Send {raw_body[0]}, not {mt or 'no Content-Type'}.")
+        return None, await read_body(sb, request, body_limit(sb, body, raw_body))
+    return None, b""
 
 
 def _media_matches(pattern: str, produced: str) -> bool:
@@ -374,45 +424,109 @@ async def _run(fn, ctx: Ctx) -> web.Response:
         return problem(ctx.request, e.code, e.detail, status=e.status, headers=e.headers, **e.extra)
 
 
-async def _idempotent(sb: Sandbox, request: web.Request, conn: Conn, key: str, ctx: Ctx, fn) -> web.Response:
+def _check_key(key: str) -> None:
     if not 1 <= len(key) <= 255:
         raise ApiError("validation_failed", "Idempotency-Key is 1–255 characters.",
                        errors=[{"pointer": "Idempotency-Key", "code": "too_long" if key else "too_short",
                                 "message": "1–255 characters"}])
-    fingerprint = hashlib.sha256(request.method.encode() + b" " + request.path.encode() + b"\n" + ctx.raw).hexdigest()
-    rec_id = f"{conn.id}:{key}"
+
+
+def fingerprint(request: web.Request, raw: bytes) -> str:
+    """What an Idempotency-Key is tied to: method, path and the body's bytes (not its parsed meaning)."""
+    return hashlib.sha256(request.method.encode() + b" " + request.path.encode() + b"\n" + raw).hexdigest()
+
+
+def _note_first_body(sb: Sandbox, slot: tuple[str, str], fp: str) -> None:
+    """Count a body that differs from the first one seen under this key, whether or not that one committed:
+    the committed records alone miss a first attempt that failed or is still running."""
+    first = sb.idem_first_body.get(slot)
+    if first is None or first[1] + sb.config["idempotency_ttl"] < now():
+        sb.idem_first_body[slot] = (fp, now())
+    elif first[0] != fp:
+        sb.stats.body_mismatch_under_key += 1
+
+
+def _live_record(sb: Sandbox, rec_id: str) -> dict | None:
     rec = sb.store.get("idempotency", rec_id)
     if rec and rec["created"] + sb.config["idempotency_ttl"] < now():
         sb.store.delete("idempotency", rec_id)
-        rec = None
-    if rec:
-        if rec["fingerprint"] != fingerprint:
-            raise ApiError("idempotency_key_reused", "This Idempotency-Key was used with another method, path or body.")
-        sb.stats.idempotent_replays += 1
-        headers = dict(rec["headers"])
-        headers[IDEMPOTENT_REPLAY_HEADER] = "true"
-        return web.Response(status=rec["status"], body=base64.b64decode(rec["body"]), headers=headers)
-    if (conn.id, key) in sb.idem_running:
-        raise ApiError("idempotency_in_progress", "The first request with this key is still running.",
-                       headers={"Retry-After": "1"})
-    sb.idem_running.add((conn.id, key))
+        return None
+    return rec
+
+
+def _replay(sb: Sandbox, rec: dict, fp: str) -> web.Response:
+    if rec["fingerprint"] != fp:
+        raise ApiError("idempotency_key_reused", "This Idempotency-Key was used with another method, path or body.")
+    sb.stats.idempotent_replays += 1
+    headers = dict(rec["headers"])
+    headers[IDEMPOTENT_REPLAY_HEADER] = "true"
+    return web.Response(status=rec["status"], body=base64.b64decode(rec["body"]), headers=headers)
+
+
+def _check_running(sb: Sandbox, slot: tuple[str, str], fp: str) -> None:
+    """The key is tied to the running request's bytes: other bytes will never be accepted under it (422, not
+    retryable), the same bytes may get the stored answer shortly (409 idempotency_in_progress, retryable)."""
+    running = sb.idem_running.get(slot)
+    if running is None:
+        return
+    if running != fp:
+        raise ApiError("idempotency_key_reused", "This Idempotency-Key is in use with another method, path or body.")
+    raise ApiError("idempotency_in_progress", "The first request with this key is still running.",
+                   headers={"Retry-After": "1"})
+
+
+def _problem_code(resp: web.Response) -> str | None:
+    if resp.content_type != "application/problem+json":
+        return None
     try:
+        return json.loads(resp.body)["code"]
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _remember(sb: Sandbox, rec_id: str, fp: str, resp: web.Response) -> None:
+    """Keep the answer for replays, except the ones a retry may change: 5xx, 401, 429, in_progress."""
+    if resp.status >= 500 or resp.status in (401, 429) or _problem_code(resp) == "idempotency_in_progress":
+        return
+    keep = {k: v for k, v in resp.headers.items() if k.lower() in ("content-type", "location", "etag")}
+    sb.store.put("idempotency", rec_id, {"fingerprint": fp, "status": resp.status, "headers": keep,
+                                         "body": base64.b64encode(resp.body or b"").decode(), "created": now()})
+
+
+def _count_commit(sb: Sandbox, operation_id: str, slot: tuple[str, str] | None, resp: web.Response) -> web.Response:
+    """A write whose handler ran and answered 2xx is a commit: the soak test counts them per key to see doubles."""
+    if 200 <= resp.status < 300:
+        sb.stats.commits_by_operation[operation_id] += 1
+        if slot is None:
+            sb.stats.unkeyed_commits += 1
+        else:
+            sb.stats.commits[slot] += 1
+    return resp
+
+
+async def _idempotent(sb: Sandbox, request: web.Request, conn: Conn, key: str, operation_id: str, limit: int,
+                      make_ctx: Callable[[], Awaitable[Ctx]], fn) -> web.Response:
+    """Look the key up on the raw bytes first, then parse the body and run the handler under the key."""
+    _check_key(key)
+    fp = fingerprint(request, await read_body(sb, request, limit))
+    slot = (conn.id, key)
+    _note_first_body(sb, slot, fp)
+    rec_id = f"{conn.id}:{key}"
+    rec = _live_record(sb, rec_id)
+    if rec:
+        return _replay(sb, rec, fp)
+    _check_running(sb, slot, fp)
+    sb.idem_running[slot] = fp
+    try:
+        # a body the contract rejects raises here and is not recorded: the key stays free for a fixed body
+        ctx = await make_ctx()
         if sb.config["idempotency_hold_ms"]:
             await asyncio.sleep(sb.config["idempotency_hold_ms"] / 1000)
         resp = await _run(fn, ctx)
-        code = None
-        if resp.content_type == "application/problem+json":
-            try:
-                code = json.loads(resp.body)["code"]
-            except Exception:  # noqa: BLE001
-                code = None
-        if resp.status < 500 and resp.status not in (401, 429) and code not in ("idempotency_in_progress",):
-            keep = {k: v for k, v in resp.headers.items() if k.lower() in ("content-type", "location", "etag")}
-            sb.store.put("idempotency", rec_id, {"fingerprint": fingerprint, "status": resp.status, "headers": keep,
-                                                 "body": base64.b64encode(resp.body or b"").decode(), "created": now()})
-        return resp
+        _remember(sb, rec_id, fp, resp)
+        return _count_commit(sb, operation_id, slot, resp)
     finally:
-        sb.idem_running.discard((conn.id, key))
+        sb.idem_running.pop(slot, None)
 
 
 # -- paging -------------------------------------------------------------------------------------------

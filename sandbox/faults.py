@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import logging
+import random
 from typing import Any
 
 from aiohttp import web
@@ -20,47 +21,135 @@ class FaultError(ValueError):
     pass
 
 
-def add_fault(sb: Sandbox, spec: dict[str, Any]) -> dict[str, Any]:
+# what a random fault may pick by name alone: the actions that need no extra field
+PLAIN_ACTIONS = ("drop_before", "drop_after", "close_after_response", "truncate", "garbage")
+
+
+def _check_action(spec: dict[str, Any]) -> None:
+    """The fields one action needs (a fault, or an entry of a random fault's mix)."""
     action = spec.get("action")
     if action not in ACTIONS:
-        raise FaultError(f"action is one of {', '.join(ACTIONS)}")
-    path = spec.get("path") or "*"
-    if not isinstance(path, str):
-        raise FaultError("path is a glob string")
-    count = spec.get("count", 1)
-    if count is not None and (not isinstance(count, int) or count < 1):
-        raise FaultError("count is a positive integer or null (forever)")
+        raise FaultError(f"action is one of {', '.join(ACTIONS + ('random',))}")
     if action == "status" and not isinstance(spec.get("status"), int):
         raise FaultError("status needs an integer status")
     if action == "delay" and not isinstance(spec.get("delay_ms"), (int, float)):
         raise FaultError("delay needs delay_ms")
     if action == "redirect" and not isinstance(spec.get("location"), str):
         raise FaultError("redirect needs location")
-    fault = {"id": new_id("flt_", 8), "method": (spec.get("method") or None), "path": path, "count": count,
-             "remaining": count, "action": action, "triggered": 0}
+
+
+def _action_fields(spec: dict[str, Any]) -> dict[str, Any]:
+    out = {"action": spec["action"]}
     for k in ("status", "retry_after", "problem", "delay_ms", "location", "body", "content_type"):
         if k in spec:
-            fault[k] = spec[k]
+            out[k] = spec[k]
+    return out
+
+
+def _parse_status_pick(entry: str) -> dict[str, Any]:
+    """"status:503" (Retry-After: 1 on 429; on 503 with or without it, by chance), "status:503:2", "status:503:none"."""
+    parts = entry.split(":")
+    if len(parts) not in (2, 3) or not parts[1].isdigit() or not 100 <= int(parts[1]) <= 599:
+        raise FaultError(f"mix entry {entry!r}: write status:<code> or status:<code>:<retry_after seconds|none>")
+    status = int(parts[1])
+    if len(parts) == 3:
+        if parts[2] != "none" and not parts[2].isdigit():
+            raise FaultError(f"mix entry {entry!r}: the retry after is seconds or none")
+        return {"action": "status", "status": status, "retry_after": None if parts[2] == "none" else parts[2]}
+    if status == 429:
+        return {"action": "status", "status": 429, "retry_after": "1"}
+    if status == 503:
+        return {"action": "status", "status": 503, "retry_after": "maybe"}
+    return {"action": "status", "status": status}
+
+
+def _parse_pick(entry: Any) -> tuple[str, dict[str, Any]]:
+    """(label for the listing, the action's fields) of one mix entry: a plain action's name, a status string or
+    a whole fault spec (its action, not random)."""
+    if isinstance(entry, str):
+        if entry in PLAIN_ACTIONS:
+            return entry, {"action": entry}
+        if entry.startswith("status:"):
+            return entry, _parse_status_pick(entry)
+        raise FaultError(f"mix entry {entry!r}: one of {', '.join(PLAIN_ACTIONS)}, status:<code>[:<retry_after>] "
+                         "or an object like a fault")
+    if isinstance(entry, dict):
+        _check_action(entry)
+        label = entry["action"] + (f":{entry['status']}" if entry["action"] == "status" else "")
+        return label, _action_fields(entry)
+    raise FaultError("mix entries are strings or objects")
+
+
+def _random_fields(spec: dict[str, Any]) -> dict[str, Any]:
+    rate = spec.get("rate")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 1:
+        raise FaultError("random needs rate, a number in (0, 1]")
+    mix = spec.get("mix")
+    if not isinstance(mix, list) or not mix:
+        raise FaultError("random needs mix, a non-empty list")
+    seed = spec.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise FaultError("seed is an integer or null")
+    picks = [_parse_pick(e) for e in mix]
+    # the generator and parsed picks stay private (listing() leaves out keys starting with _)
+    return {"action": "random", "rate": rate, "mix": mix, "seed": seed, "picked": {},
+            "_picks": picks, "_rng": random.Random(seed)}
+
+
+def add_fault(sb: Sandbox, spec: dict[str, Any]) -> dict[str, Any]:
+    path = spec.get("path") or "*"
+    if not isinstance(path, str):
+        raise FaultError("path is a glob string")
+    count = spec.get("count", 1)
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
+        raise FaultError("count is a positive integer or null (forever)")
+    if spec.get("action") == "random":
+        fields = _random_fields(spec)
+    else:
+        _check_action(spec)
+        fields = _action_fields(spec)
+    fault = {"id": new_id("flt_", 8), "method": (spec.get("method") or None), "path": path, "count": count,
+             "remaining": count, "triggered": 0, **fields}
     if fault["method"]:
         fault["method"] = fault["method"].upper()
     sb.faults.append(fault)
-    return fault
+    return public(fault)
+
+
+def _matches(f: dict, request: web.Request) -> bool:
+    if f["remaining"] is not None and f["remaining"] <= 0:
+        return False
+    if f["method"] and f["method"] != request.method:
+        return False
+    return fnmatch.fnmatchcase(request.path, f["path"])
+
+
+def _roll(f: dict) -> dict | None:
+    """A random fault's action for this request, or None when the roll misses (then it costs no count)."""
+    rng: random.Random = f["_rng"]
+    if rng.random() >= f["rate"]:
+        return None
+    label, fields = rng.choice(f["_picks"])
+    f["picked"][label] = f["picked"].get(label, 0) + 1
+    chosen = {"id": f["id"], **fields}
+    if chosen.get("retry_after") == "maybe":  # a 503 comes with and without Retry-After, as proxies send it
+        chosen["retry_after"] = "1" if rng.random() < 0.5 else None
+    return chosen
 
 
 def take(sb: Sandbox, request: web.Request) -> dict | None:
     for f in sb.faults:
-        if f["remaining"] is not None and f["remaining"] <= 0:
+        if not _matches(f, request):
             continue
-        if f["method"] and f["method"] != request.method:
-            continue
-        if not fnmatch.fnmatchcase(request.path, f["path"]):
+        chosen = _roll(f) if f["action"] == "random" else f
+        if chosen is None:
             continue
         if f["remaining"] is not None:
             f["remaining"] -= 1
         f["triggered"] += 1
         sb.stats.faults_triggered += 1
-        log.info("fault %s (%s) on %s %s", f["id"], f["action"], request.method, request.path)
-        return f
+        log.info("fault %s (%s) on %s %s", f["id"], chosen["action"], request.method, request.path)
+        return chosen
     return None
 
 
@@ -132,5 +221,9 @@ async def apply(sb: Sandbox, request: web.Request, f: dict, handler) -> web.Stre
     return resp
 
 
+def public(f: dict) -> dict:
+    return {k: (dict(v) if isinstance(v, dict) else v) for k, v in f.items() if not k.startswith("_")}
+
+
 def listing(sb: Sandbox) -> list[dict]:
-    return [dict(f) for f in sb.faults]
+    return [public(f) for f in sb.faults]

@@ -51,7 +51,8 @@ async def outer(request: web.Request, handler):
         resp = web.Response(status=499)
     finally:
         if not request.path.startswith(("/_sandbox/requests", "/_sandbox/stats", "/admin", "/_sandbox/pairings",
-                                        "/_sandbox/devices", "/_sandbox/presence", "/_sandbox/restaurants")):
+                                        "/_sandbox/devices", "/_sandbox/presence", "/_sandbox/restaurants",
+                                        "/_sandbox/commits")):
             access.info("%s %s%s → %s", request.method, request.path,
                         "?" + request.query_string if request.query_string else "",
                         resp.status if resp is not None else "error")

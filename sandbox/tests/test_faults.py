@@ -140,3 +140,93 @@ def test_faults_never_touch_the_admin_api(api):
 def test_bad_fault_specs(api):
     r = api.http.post(api.base + "/_sandbox/faults", json={"action": "explode"})
     assert r.status_code == 400
+
+
+@pytest.mark.parametrize("spec", [
+    {"action": "random", "mix": ["garbage"]},
+    {"action": "random", "rate": 0, "mix": ["garbage"]},
+    {"action": "random", "rate": 1.5, "mix": ["garbage"]},
+    {"action": "random", "rate": True, "mix": ["garbage"]},
+    {"action": "random", "rate": 0.5, "mix": []},
+    {"action": "random", "rate": 0.5, "mix": ["explode"]},
+    {"action": "random", "rate": 0.5, "mix": ["delay"]},  # needs delay_ms: only as an object
+    {"action": "random", "rate": 0.5, "mix": ["status:abc"]},
+    {"action": "random", "rate": 0.5, "mix": ["status:503:soon"]},
+    {"action": "random", "rate": 0.5, "mix": [{"action": "random", "rate": 1, "mix": ["garbage"]}]},
+    {"action": "random", "rate": 0.5, "mix": [{"action": "status"}]},
+    {"action": "random", "rate": 0.5, "mix": ["garbage"], "seed": "one"},
+])
+def test_bad_random_specs(api, spec):
+    r = api.http.post(api.base + "/_sandbox/faults", json=spec)
+    assert r.status_code == 400, spec
+
+
+def test_random_429_carries_retry_after_one(api, pos):
+    f = api.admin("POST", "/faults", {"path": "/v2/connection", "action": "random", "rate": 1, "mix": ["status:429"],
+                                      "count": 3})
+    for _ in range(3):
+        r = api.call("GET", "/v2/connection", pos)
+        assert r.status_code == 429 and r.headers["Retry-After"] == "1" and r.json()["code"] == "rate_limited"
+    assert api.call("GET", "/v2/connection", pos).status_code == 200
+    listed = api.admin("GET", "/faults")["data"][0]
+    assert listed["id"] == f["id"] and listed["picked"] == {"status:429": 3} and listed["remaining"] == 0
+    assert not any(k.startswith("_") for k in listed)
+
+
+def test_random_503_comes_with_and_without_retry_after(api, pos):
+    api.admin("POST", "/faults", {"path": "/v2/connection", "action": "random", "rate": 1, "mix": ["status:503"],
+                                  "count": None, "seed": 1})
+    answers = [api.call("GET", "/v2/connection", pos) for _ in range(20)]
+    assert {r.status_code for r in answers} == {503}
+    assert {r.headers.get("Retry-After") for r in answers} == {"1", None}
+
+
+def test_random_rate_and_seed(api, pos):
+    # a miss costs no count and the seed repeats the same sequence
+    def run() -> list[int]:
+        api.admin("DELETE", "/faults")
+        api.admin("POST", "/faults", {"path": "/v2/connection", "action": "random", "rate": 0.3, "seed": 7,
+                                      "mix": ["status:503:none", {"action": "status", "status": 500}], "count": None})
+        return [api.call("GET", "/v2/connection", pos).status_code for _ in range(100)]
+
+    first = run()
+    hits = sum(1 for s in first if s != 200)
+    assert 15 <= hits <= 45 and set(first) == {200, 500, 503}
+    assert api.admin("GET", "/faults")["data"][0]["triggered"] == hits
+    assert run() == first
+
+
+SOAK_MIX = ["drop_before", "drop_after", "status:503", "status:429", "close_after_response", "truncate", "garbage"]
+
+
+def create_until_answered(api, pos, body: dict, key: str) -> dict:
+    """A client that retries with the same key until it reads a 201 with a JSON body."""
+    for _ in range(50):
+        try:
+            r = api.call("POST", "/v2/customers", pos, json_body=body, headers={"Idempotency-Key": key},
+                         session=requests.Session())
+            if r.status_code == 201:
+                return r.json()
+        except (requests.RequestException, ValueError):
+            pass
+    raise AssertionError(f"{key} was never answered")
+
+
+def test_random_faults_lose_and_double_nothing_under_keys(api):
+    # seed 1 at rate 0.5 picks every action of the mix within these 30 writes
+    tok = api.token()
+    pos, conn = tok["access_token"], tok["device_id"]
+    api.admin("POST", "/faults", {"method": "POST", "path": "/v2/customers", "action": "random", "rate": 0.5,
+                                  "mix": SOAK_MIX, "count": None, "seed": 1})
+    n = 30
+    ids = {create_until_answered(api, pos, {"name": f"Soak {i}", "email": f"soak{i}@example.cz"}, f"soak-{i}")["id"]
+           for i in range(n)}
+    assert len(ids) == n
+    ledger = api.admin("GET", "/commits?full=1")
+    assert ledger["by_key"][conn] == {f"soak-{i}": 1 for i in range(n)} and ledger["duplicated_keys"] == 0
+    assert set(api.admin("GET", "/faults")["data"][0]["picked"]) == set(SOAK_MIX)
+    stats = api.admin("GET", "/stats")
+    assert stats["idempotent_replays"] > 0 and stats["body_mismatch_under_key"] == 0  # drop_after, truncate
+    api.admin("DELETE", "/faults")
+    emails = [c["email"] for c in api.call("GET", "/v2/customers?limit=100", pos).json()["data"]]
+    assert sorted(e for e in emails if e.startswith("soak")) == sorted(f"soak{i}@example.cz" for i in range(n))

@@ -125,3 +125,35 @@ def test_batch_has_per_item_results(api, pos):
     assert res[2]["problem"]["code"] == "staff_credentials_invalid"
     assert res[3]["punch"] == res[0]["punch"]
     assert api.call("POST", PUNCH + "/batch", pos, json_body={"punches": []}).status_code == 422
+
+
+def item(pid, type_, pin):
+    return {"id": pid, "type": type_, "credential": {"method": "pin", "secret": pin}}
+
+
+def test_batch_resent_from_an_offline_queue(api, pos):
+    # the first batch got through but its answer was lost; the queue sends it again with more punches under a new key
+    a, b, c, d, e = (str(uuid.uuid4()) for _ in range(5))
+    first = api.call("POST", PUNCH + "/batch", pos, json_body={"punches": [item(a, "clock_in", "3333")]},
+                     headers={"Idempotency-Key": "batch-1"}).json()["results"][0]
+    assert first["status"] == 201
+    items = [item(a, "clock_in", "0000"),  # recorded already: its id decides, not the (now wrong) PIN
+             item(b, "clock_in", "1234"),
+             item(c, "clock_in", "0000"),  # a permanent failure of its own
+             item(d, "clock_in", "3333"),  # Tomáš is working already
+             item(e, "break_start", "3333")]
+    r = api.call("POST", PUNCH + "/batch", pos, json_body={"punches": items}, headers={"Idempotency-Key": "batch-2"})
+    res = r.json()["results"]
+    assert r.status_code == 200 and [x["id"] for x in res] == [a, b, c, d, e]
+    assert [x["status"] for x in res] == [200, 201, 401, 409, 201]
+    assert res[0]["punch"] == first["punch"] and "problem" not in res[0]
+    assert res[2]["problem"]["code"] == "staff_credentials_invalid" and "punch" not in res[2]
+    assert res[3]["problem"]["code"] == "attendance_state_conflict"
+    assert res[4]["punch"]["state"] == "on_break"
+    again = api.call("POST", PUNCH + "/batch", pos, json_body={"punches": items}, headers={"Idempotency-Key": "batch-2"})
+    assert again.json() == r.json() and again.headers["Idempotent-Replayed"] == "true"
+    recorded = {p["id"] for p in api.call("GET", PUNCH, pos).json()["data"]}
+    assert recorded == {a, b, e}
+    ledger = api.admin("GET", "/commits?full=1")
+    assert ledger["punch_requests"][a] == 2 and ledger["punches"]["duplicated_ids"] == 1
+    assert ledger["by_operation"] == {"createAttendancePunchBatch": 2}
