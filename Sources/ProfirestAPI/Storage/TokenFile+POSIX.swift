@@ -10,7 +10,8 @@ import Android
 #endif
 import Foundation
 
-/// Whole-file reads and crash-safe replacement of a file readable by its owner only (0600).
+/// Whole-file reads and crash-safe replacement of a file readable by its owner only (0600): the token file and
+/// the outbox journal.
 enum TokenFile {
     /// The file's bytes, or nil when it does not exist. Tightens a file that others could read.
     static func load(path: String) throws -> Data? {
@@ -94,13 +95,13 @@ enum TokenFile {
     private static func unreadable(_ path: String, _ code: Int32) -> StorageError {
         StorageError(
             kind: .unreadable, path: path,
-            reason: "the token file cannot be read (\(errnoDescription(code))); check its owner and permissions")
+            reason: "the file cannot be read (\(errnoDescription(code))); check its owner and permissions")
     }
 
     private static func unwritable(_ path: String, _ code: Int32) -> StorageError {
         StorageError(
             kind: .unwritable, path: path,
-            reason: "the token file cannot be written (\(errnoDescription(code))); "
+            reason: "the file cannot be written (\(errnoDescription(code))); "
                 + "check that its directory exists, is writable and the disk is not full")
     }
 }

@@ -11,7 +11,7 @@ enum TokenFile {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw StorageError(
-                kind: .unreadable, path: path, reason: "the token file cannot be read; check its permissions")
+                kind: .unreadable, path: path, reason: "the file cannot be read; check its permissions")
         }
     }
 
@@ -21,7 +21,7 @@ enum TokenFile {
         } catch {
             throw StorageError(
                 kind: .unwritable, path: path,
-                reason: "the token file cannot be written; check that its folder exists and is writable")
+                reason: "the file cannot be written; check that its folder exists and is writable")
         }
     }
 }

@@ -1,0 +1,212 @@
+import Foundation
+
+/// A durable queue of writes for a device that may be offline: each write is journaled to a file before it is
+/// first sent and leaves the file only with the server's definitive answer, so it happens exactly once through
+/// outages, app kills and restarts.
+///
+/// - A write goes out at once when nothing older waits; otherwise behind the older ones, in order.
+/// - No definitive answer (no network, a timeout, 5xx, 429, `idempotency_in_progress`, an expired pairing) keeps
+///   it queued; `run()` sends again after Retry-After or a growing delay, and `flush()` does so on demand.
+/// - A refusal for good (any other 4xx) removes it: the caller who handed it in gets the error, a write sent later
+///   goes to `onFailure`. It never blocks the writes behind it.
+/// - Requests are sent again with the same bytes and Idempotency-Key (the server remembers a key for 24 hours);
+///   punches keep their own id and `occurred_at` and go in batches of at most 100 with a result per punch.
+/// - Writes go without a staff token: a punch carries its credential, so a queued write never depends on a staff
+///   session that ended meanwhile. Nothing here is ever written with a staff token; PINs leave the file with
+///   their punch.
+///
+/// ```swift
+/// let outbox = try api.outbox(path: "pichacka-outbox.json")
+/// let feed = Task { await outbox.run() }          // delivers what waits, until cancelled
+/// switch try await outbox.punch(restaurantID: rid, punch) {
+/// case .delivered: say("OK")
+/// case .queued: say("saved offline, \(outbox.status.count) waiting")
+/// }
+/// ```
+public final class Outbox: Sendable {
+    let api: ProfirestApi
+    let journal: OutboxJournal
+    let capacity: Int
+    let onFailure: (@Sendable (OutboxFailure) -> Void)?
+    /// One delivery at a time, in order (`OutboxDelivery`).
+    let gate = AsyncGate()
+    let state = Locked(State())
+
+    struct State {
+        /// Outcomes of writes whose caller waits for them, by item id, until the caller takes them.
+        var outcomes: [String: Result<JSONValue?, ProfirestAPIError>] = [:]
+        var awaited: Set<String> = []
+        var lastFailure: ProfirestAPIError?
+        /// `run()` waiting for something to send.
+        var wake: CheckedContinuation<Void, Never>?
+    }
+
+    init(api: ProfirestApi, path: String, capacity: Int, onFailure: (@Sendable (OutboxFailure) -> Void)?) throws {
+        self.api = api
+        self.journal = try OutboxJournal(path: path)
+        self.capacity = max(1, capacity)
+        self.onFailure = onFailure
+    }
+
+    /// The writes waiting, oldest first. Usage: `outbox.items.count`
+    public var items: [OutboxItem] { journal.snapshot.map(\.item) }
+
+    /// How many wait, since when, and the last failure. Usage: `outbox.status.count`
+    public var status: OutboxStatus {
+        let entries = journal.snapshot
+        return OutboxStatus(
+            count: entries.count, oldestEnqueuedAt: entries.map(\.enqueuedAt).min(),
+            lastFailure: state.withLock { $0.lastFailure })
+    }
+
+    /// Journals a POST to `path` (relative to `/v2`) and sends it when nothing older waits. The body is encoded
+    /// once; every attempt sends these bytes with `idempotencyKey` (a new one when nil — keep your own with the
+    /// record if you may hand the same write in again after a restart).
+    /// Usage: `let outcome = try await outbox.post("/customers", body: customer)`
+    public func post<B: Encodable>(_ path: String, body: B, idempotencyKey: String? = nil) async throws -> OutboxOutcome {
+        try await post(path, body: .json(try JSONValue(encoding: body)), idempotencyKey: idempotencyKey)
+    }
+
+    /// Journals a POST with a literal, JSON or raw body, like the `Encodable` variant.
+    /// Usage: `try await outbox.post("/customers", body: ["name": "Jana"])`
+    public func post(_ path: String, body: RequestBody, idempotencyKey: String? = nil) async throws -> OutboxOutcome {
+        let key = idempotencyKey ?? ProfirestApi.uuid()
+        try Self.check(path: path)
+        guard (1...255).contains(key.count) else {
+            throw ProfirestUsageError("an Idempotency-Key is 1–255 characters; \"\(key.prefix(20))…\" has \(key.count)")
+        }
+        let (data, contentType) = try body.encoded()
+        let entry = JournalEntry(
+            id: key, kind: OutboxItem.Kind.request.rawValue, path: path, restaurantID: nil, body: data,
+            contentType: contentType, enqueuedAt: api.settingsClock(), attempts: 0, lastErrorCode: nil)
+        return try await submit(entry)
+    }
+
+    /// Journals an attendance punch with its id and `occurred_at` (now, by the client's clock, when not set) and
+    /// sends it when nothing older waits; queued punches go in batches to `…/attendance/punches/batch`. The punch
+    /// needs its `credential`: it is sent without a staff session.
+    /// Usage: `try await outbox.punch(restaurantID: rid, AttendancePunchCreate(id: ProfirestApi.uuid(), type: "clock_in", credential: c))`
+    public func punch(restaurantID: String, _ punch: AttendancePunchCreate) async throws -> OutboxOutcome {
+        var punch = punch
+        guard UUID(uuidString: punch.id) != nil else {
+            throw ProfirestUsageError("a punch's id is a UUID (ProfirestApi.uuid()), not \"\(punch.id.prefix(40))\"")
+        }
+        guard !punch.type.isEmpty else { throw ProfirestUsageError("a punch needs its type, e.g. \"clock_in\"") }
+        guard let credential = punch.credential, !credential.secret.isEmpty else {
+            throw ProfirestUsageError("a queued punch needs its credential (the PIN or card): it is sent without a staff session")
+        }
+        guard !restaurantID.isEmpty, !restaurantID.contains("/") else {
+            throw ProfirestUsageError("restaurantID \"\(restaurantID)\" is not a restaurant id")
+        }
+        if punch.occurredAt == nil { punch.occurredAt = api.settingsClock() }
+        let entry = JournalEntry(
+            id: punch.id, kind: OutboxItem.Kind.punch.rawValue, path: "/restaurants/\(restaurantID)/attendance/punches",
+            restaurantID: restaurantID, body: try JSONCoding.encode(punch), contentType: "application/json",
+            enqueuedAt: api.settingsClock(), attempts: 0, lastErrorCode: nil)
+        return try await submit(entry)
+    }
+
+    /// Sends what waits now, in order, until the queue is empty or a write gets no definitive answer; returns the
+    /// status afterwards. For a BGAppRefreshTask or a cron job. Usage: `let status = await outbox.flush()`
+    @discardableResult
+    public func flush() async -> OutboxStatus {
+        await gate.run { await self.deliver() }
+        return status
+    }
+
+    /// Delivers whatever waits, now and whenever a write is queued later, until the task is cancelled: after a
+    /// write got no definitive answer it waits per Retry-After or a doubling delay (from the client's `retryDelay`
+    /// up to 30 s, ±25 %), with the client's `sleep`. Usage: `let delivering = Task { await outbox.run() }`
+    public func run() async {
+        var failedRounds = 0
+        while !Task.isCancelled {
+            let after = await flush()
+            if after.count == 0 {
+                failedRounds = 0
+                await waitForWork()
+                continue
+            }
+            let wait = after.lastFailure?.retryAfter.map(Double.init)
+                ?? Backoff.delay(retry: failedRounds, base: api.options.retryDelay, unit: api.pipeline.settings.random())
+            failedRounds += 1
+            do { try await api.settingsSleep(min(wait, Backoff.cap)) } catch { return }
+        }
+    }
+
+    // MARK: - Internals
+
+    private static func check(path: String) throws {
+        guard path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("://") else {
+            throw ProfirestUsageError("an outbox write goes to a path relative to /v2 such as /customers, not \"\(path.prefix(60))\"")
+        }
+    }
+
+    /// Journals `entry`, delivers in order, and tells the caller what became of it.
+    private func submit(_ entry: JournalEntry) async throws -> OutboxOutcome {
+        _ = try api.base.get()
+        try journal.update { entries in
+            if entries.contains(where: { $0.id == entry.id && $0.kind == entry.kind }) {
+                throw ProfirestUsageError("\"\(entry.id)\" is already in the outbox; a write is handed in once")
+            }
+            guard entries.count < capacity else {
+                throw api.errorFactory.make(
+                    ErrorCode.outboxFull, status: 0,
+                    detail: "the outbox holds \(entries.count) writes, its capacity; nothing was queued — flush it or raise capacity")
+            }
+            entries.append(entry)
+        }
+        _ = state.withLock { $0.awaited.insert(entry.id) }
+        defer { _ = state.withLock { $0.awaited.remove(entry.id) } }
+        wakeRunner()
+        await gate.run { await self.deliver() }
+        switch state.withLock({ $0.outcomes.removeValue(forKey: entry.id) }) {
+        case .success(let answer): return .delivered(answer)
+        case .failure(let error): throw error
+        case nil: return .queued(journal.snapshot.first { $0.id == entry.id }?.item ?? entry.item)
+        }
+    }
+
+    private func waitForWork() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if !journal.snapshot.isEmpty || Task.isCancelled { return true }
+                    state.wake = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            wakeRunner()
+        }
+    }
+
+    func wakeRunner() {
+        state.withLock { state in
+            let wake = state.wake
+            state.wake = nil
+            return wake
+        }?.resume()
+    }
+}
+
+extension ProfirestApi {
+    /// A durable outbox for writes, journaled in the file at `path` (owner-only; one file per queue, one queue per
+    /// file). `capacity` bounds the queue: a write beyond it is refused with `outbox_full`, never dropped.
+    /// `onFailure` hears of writes sent later that the server refused for good.
+    /// Usage: `let outbox = try api.outbox(path: "pichacka-outbox.json")`
+    public func outbox(
+        path: String, capacity: Int = 10_000, onFailure: (@Sendable (OutboxFailure) -> Void)? = nil
+    ) throws -> Outbox {
+        try Outbox(api: self, path: path, capacity: capacity, onFailure: onFailure)
+    }
+
+    func settingsClock() -> Date { pipeline.settings.clock() }
+
+    func settingsSleep(_ seconds: TimeInterval) async throws { try await pipeline.settings.sleep(seconds) }
+}
+
+extension ErrorCode {
+    /// The outbox is at its capacity; the write was not queued (library-only, status 0).
+    public static let outboxFull = "outbox_full"
+}
