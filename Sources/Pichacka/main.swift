@@ -7,10 +7,16 @@
 //
 //   p PIN    arrival            o PIN    departure
 //   pz PIN   break starts       kz PIN   break ends
-//   k        who is at work     odparovat  forget the pairing     q  quit
+//   k        who is at work     f        the offline queue
+//   odparovat  forget the pairing                q        quit
 //
-// PROFIREST_BASE_URL sets the API address (https://api.mujprofirest.cz by default) and PROFIREST_TOKENS the token
-// file (./profirest-pichacka.json by default — it holds the device's tokens: guard it like a password).
+// A punch made without a connection is kept in the outbox file and sent when the server is back, also after the
+// terminal was killed and started again.
+//
+// PROFIREST_BASE_URL sets the API address (https://api.mujprofirest.cz by default), PROFIREST_TOKENS the token
+// file (./profirest-pichacka.json by default — it holds the device's tokens: guard it like a password) and
+// PROFIREST_OUTBOX the outbox file (./profirest-pichacka-outbox.json — it holds queued punches with their PINs
+// until they are sent).
 import Foundation
 import ProfirestAPI
 
@@ -28,6 +34,7 @@ func prompt(_ text: String) {
 struct Settings {
     let baseURL: String
     let tokenFile: String
+    let outboxFile: String
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         func value(_ name: String, default fallback: String) -> String {
@@ -36,6 +43,7 @@ struct Settings {
         }
         baseURL = value("PROFIREST_BASE_URL", default: "https://api.mujprofirest.cz")
         tokenFile = value("PROFIREST_TOKENS", default: "profirest-pichacka.json")
+        outboxFile = value("PROFIREST_OUTBOX", default: "profirest-pichacka-outbox.json")
     }
 }
 
@@ -72,13 +80,23 @@ func ensurePaired(_ api: ProfirestApi) async {
     }
 }
 
-/// One punch. The id is made once, so a repeat after choosing a person or after an outage is the same punch.
-func punch(_ api: ProfirestApi, restaurantID: String, type: AttendancePunchType, pin: String) async {
+/// One punch through the outbox: journaled with its id and time before it is sent, so without a connection it
+/// waits in the file (also across a restart) and goes out when the server is back. The id is made once, so a repeat
+/// after choosing a person is the same punch.
+func punch(_ outbox: Outbox, restaurantID: String, type: AttendancePunchType, pin: String) async {
     var body = AttendancePunchCreate(id: ProfirestApi.uuid(), type: type, credential: StaffCredential(method: "pin", secret: pin))
     while true {
         do {
-            let recorded: AttendancePunch = try await api.post("/restaurants/\(restaurantID)/attendance/punches", body: body)
-            show("OK: \(recorded.employee.name) – \(Vocabulary.describe(state: recorded.state))")
+            switch try await outbox.punch(restaurantID: restaurantID, body) {
+            case .delivered(let answer):
+                if let recorded = try? answer?.decode(as: AttendancePunch.self) {
+                    show("OK: \(recorded.employee.name) – \(Vocabulary.describe(state: recorded.state))")
+                } else {
+                    show("OK.")
+                }
+            case .queued:
+                show("Uloženo offline – odešle se, až bude spojení (čeká \(outbox.status.count)).")
+            }
             return
         } catch let error as ProfirestAPIError {
             switch error.code {
@@ -88,15 +106,10 @@ func punch(_ api: ProfirestApi, restaurantID: String, type: AttendancePunchType,
                 continue
             case ErrorCode.staffCredentialsInvalid:
                 show("Neznámý PIN.")
-            case ErrorCode.staffLocked:
-                show("Příliš mnoho špatných pokusů – zkuste to za \(error.retryAfter.map(String.init) ?? "?") s.")
             case ErrorCode.attendanceStateConflict:
                 show("Teď to nejde: \(error.title)")
-            case ErrorCode.networkError, ErrorCode.timeout:
-                show("Bez spojení – zkuste to znovu.")  // a real terminal queues the punch and sends a batch later
-            case ErrorCode.notPaired:
-                show("Zařízení bylo odpárováno. Spusťte terminál znovu.")
-                exit(1)
+            case ErrorCode.outboxFull:
+                show("Fronta offline je plná – píchnutí se neuložilo.")
             default:
                 show("Chyba: \(error.title) (\(error.code))")
             }
@@ -145,24 +158,40 @@ func runTerminal() async {
         show("Provozovna zařízení není známá (GET /v2/connection selhalo). Spusťte terminál znovu.")
         exit(1)
     }
-    show("Provozovna \(restaurantID). Příkazy: p/o/pz/kz PIN, k = kdo je v práci, odparovat, q = konec.")
+    let outbox: Outbox
+    do {
+        outbox = try api.outbox(path: settings.outboxFile, onFailure: { failure in
+            show("Píchnutí z fronty server odmítl: \(failure.error.title) (\(failure.error.code))")
+        })
+    } catch {
+        show("Frontu offline nejde otevřít: \(error)")
+        exit(1)
+    }
+    // Delivers what waits in the outbox now and whenever the connection comes back, until the terminal ends.
+    let delivering = Task { await outbox.run() }
+    defer { delivering.cancel() }
+    show("Provozovna \(restaurantID). Příkazy: p/o/pz/kz PIN, k = kdo je v práci, f = fronta offline, odparovat, q = konec.")
+    if outbox.status.count > 0 { show("Ve frontě offline čeká \(outbox.status.count) píchnutí.") }
 
     while let line = readLine() {
         let words = line.split(separator: " ", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
         let command = words.first?.lowercased() ?? ""
         do {
             if let type = Vocabulary.punchTypes[command], words.count == 2 {
-                await punch(api, restaurantID: restaurantID, type: type, pin: words[1])
+                await punch(outbox, restaurantID: restaurantID, type: type, pin: words[1])
             } else if command == "k" {
                 try await showPresence(api, restaurantID: restaurantID)
+            } else if command == "f" {
+                let status = outbox.status
+                show("Ve frontě offline: \(status.count)\(status.lastFailure.map { " (naposledy: \($0.code))" } ?? "").")
             } else if command == "odparovat" {
                 await api.unpair()
                 show("Spárování zapomenuto.")
                 return
             } else if command == "q" {
-                return
+                break
             } else if !command.isEmpty {
-                show("Příkazy: p/o/pz/kz PIN, k, odparovat, q")
+                show("Příkazy: p/o/pz/kz PIN, k, f, odparovat, q")
             }
         } catch let error as ProfirestAPIError where error.code == ErrorCode.notPaired {
             show("Zařízení bylo odpárováno. Spusťte terminál znovu.")
@@ -173,6 +202,9 @@ func runTerminal() async {
             show("Chyba: \(error.localizedDescription)")
         }
     }
+    // Before the terminal ends: one more try for what waits (it stays in the file when that fails too).
+    let left = await outbox.flush()
+    if left.count > 0 { show("Ve frontě offline zůstává \(left.count) píchnutí; odešlou se při dalším spuštění.") }
 }
 
 await runTerminal()

@@ -55,8 +55,13 @@ def _approve_when_asked(api: str, stop: threading.Event) -> None:
         time.sleep(0.2)
 
 
+def _env(api: str, tokens: Path) -> dict:
+    return dict(os.environ, PROFIREST_BASE_URL=api, PROFIREST_TOKENS=str(tokens),
+                PROFIREST_OUTBOX=str(tokens.with_name("outbox.json")))
+
+
 def _run(api: str, tokens: Path, commands: str) -> str:
-    env = dict(os.environ, PROFIREST_BASE_URL=api, PROFIREST_TOKENS=str(tokens))
+    env = _env(api, tokens)
     done = subprocess.run([str(_binary())], input=commands, env=env, capture_output=True, text=True, timeout=90)
     return done.stdout
 
@@ -84,3 +89,39 @@ def test_pairs_punches_and_remembers_the_pairing(sandbox, tmp_path):
     assert "OK: Petr Svoboda" in again or "Teď to nejde" in again
     assert "Spárování zapomenuto." in again
     assert "access_token" not in tokens.read_text()
+
+
+def test_a_punch_without_a_connection_waits_in_the_outbox_through_a_kill(sandbox, tmp_path):
+    tokens = tmp_path / "pichacka.json"
+    stop = threading.Event()
+    threading.Thread(target=_approve_when_asked, args=(sandbox, stop), daemon=True).start()
+    assert "Spárováno." in _run(sandbox, tokens, "q\n")
+    stop.set()
+
+    # The server drops every punch: the terminal keeps it offline, and is then killed outright.
+    _admin(sandbox, "POST", "/_sandbox/faults",
+           {"action": "drop_before", "path": "/v2/restaurants/11/attendance/punches*", "count": None})
+    terminal = subprocess.Popen([str(_binary())], env=_env(sandbox, tokens), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+    terminal.stdin.write("p 1234\n")
+    terminal.stdin.flush()
+    seen = ""
+    deadline = time.time() + 30
+    while "Uloženo offline" not in seen and time.time() < deadline:
+        seen += terminal.stdout.readline()
+    terminal.kill()
+    terminal.wait(timeout=10)
+    assert "Uloženo offline – odešle se, až bude spojení (čeká 1)." in seen
+    outbox = tmp_path / "outbox.json"
+    assert oct(outbox.stat().st_mode & 0o777) == "0o600"
+    assert len(json.loads(outbox.read_text())["items"]) == 1
+
+    # The server is back: the next start delivers the punch, once, and the file forgets it and its PIN.
+    _admin(sandbox, "DELETE", "/_sandbox/faults")
+    again = _run(sandbox, tokens, "f\nq\n")
+    assert "Ve frontě offline čeká 1 píchnutí." in again
+    after = _run(sandbox, tokens, "k\nq\n")
+    assert "  Jana Nováková: v práci" in after
+    assert json.loads(outbox.read_text())["items"] == []
+    punches = _admin(sandbox, "GET", "/_sandbox/commits")["punches"]
+    assert punches["duplicated_ids"] == 0
