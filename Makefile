@@ -7,10 +7,10 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox demo bench venv clean
+.PHONY: soak soak-short test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, fuzz
-test: lint-contract check-generated build docs swift-test sandbox-test demo-test fuzz
+test: lint-contract check-generated build docs swift-test sandbox-test demo-test soak-short fuzz
 
 ## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
 venv: $(VENV)/.installed
@@ -98,3 +98,18 @@ bench: venv
 
 clean:
 	rm -rf .build $(VENV)
+
+## soak: writes through the outbox against the sandbox's random faults (30 %), a restart and a token expiry, counted
+## from the sandbox's own records, and SIGKILLed writers finished by a restart (benchmarks/ProfirestBench/Soak.swift);
+## writes benchmarks/results/soak.json and fails when a write is lost or doubled. SOAK_WRITES, SOAK_KILLS set the size.
+SOAK_WRITES ?= 10000
+SOAK_KILLS ?= 100
+soak: venv
+	$(SWIFT) build -c release --product ProfirestBench $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
+	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build -c release --show-bin-path $(BENCH_BUILD_FLAGS))/ProfirestBench \
+		--soak --writes $(SOAK_WRITES) --kill-trials $(SOAK_KILLS) --output benchmarks/results/soak.json
+
+## soak-short: the same, small, in the debug build (part of make test); results in .build/soak-short.json
+soak-short: venv build
+	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build --show-bin-path)/ProfirestBench \
+		--soak --writes 600 --kill-trials 5 --output .build/soak-short.json

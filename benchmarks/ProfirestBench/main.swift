@@ -150,6 +150,8 @@ func merge(_ results: [String: Any], into path: String) throws {
 }
 
 func run() async throws {
+    if CommandLine.arguments.contains("--soak-writer") { return try await runSoakWriter(CommandLine.arguments) }
+    if CommandLine.arguments.contains("--soak") { return try await runSoak(CommandLine.arguments) }
     let settings = Settings(CommandLine.arguments)
     if settings.only == "stampede" {
         try merge(try await stampedeResults(CommandLine.arguments), into: settings.output)

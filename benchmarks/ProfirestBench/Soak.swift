@@ -1,0 +1,203 @@
+// make soak: writes through the outbox against the sandbox's fault injection, counted from the sandbox's own
+// records (GET /_sandbox/commits), and SIGKILLed writer processes that a restart must finish. Every key a count:
+//
+//   writes_sent, writes_recorded, writes_duplicated, writes_lost, writes_failed_to_caller
+//       `--writes` customers (POST /v2/customers, which the sandbox does not de-duplicate by content) through one
+//       outbox, 8 writers at once, 30 % random faults on every POST (drop before/after the commit, 503 with and
+//       without Retry-After, 429 with Retry-After, close after the answer, a truncated answer, a 200 of garbage), a
+//       sandbox restart and an expiry of the access token half way; then the outbox is flushed until empty.
+//   body_mismatch_under_key   requests the sandbox saw whose body differed from the first under the same key
+//   outbox_kill_trials, outbox_lost, outbox_duplicated
+//       `--kill-trials` times: a writer process (`--soak-writer`) hands writes to an outbox file and is SIGKILLed at
+//       a random moment; a second writer process on the same file delivers what was left. Lost = accepted by the
+//       outbox (journaled) but never recorded; duplicated = recorded twice under one key.
+//
+// The sandbox runs without --validate (cost), with an in-memory database; its stdin ties its life to ours.
+import Foundation
+import ProfirestAPI
+
+struct SoakSettings {
+    var writes = 10_000
+    var killTrials = 100
+    var writers = 8
+    var output = "benchmarks/results/soak.json"
+    var python = ProcessInfo.processInfo.environment["PROFIREST_SANDBOX_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? ".venv/bin/python"
+
+    init(_ arguments: [String]) {
+        var i = 1
+        while i + 1 < arguments.count {
+            let value = arguments[i + 1]
+            switch arguments[i] {
+            case "--writes": writes = Int(value) ?? writes
+            case "--kill-trials": killTrials = Int(value) ?? killTrials
+            case "--output": output = value
+            case "--python": python = value
+            default: i -= 1
+            }
+            i += 2
+        }
+    }
+}
+
+let soakClient = "profirest-pos"
+func soakFaults() -> [String: Any] { [
+    "action": "random", "rate": 0.3, "method": "POST", "path": "/v2/*", "count": NSNull(), "seed": 14,
+    "mix": ["drop_before", "drop_after", "status:503", "status:429", "close_after_response", "truncate", "garbage"],
+] }
+
+func runSoak(_ arguments: [String]) async throws {
+    let settings = SoakSettings(arguments)
+    let sandbox = try Sandbox(python: settings.python)
+    defer { sandbox.stop() }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("profirest-soak-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let tokens = directory.appendingPathComponent("tokens.json").path
+    try await sandbox.pairDevice(clientID: soakClient, storage: FileTokenStorage(path: tokens))
+    try await sandbox.admin("POST", "faults", soakFaults())
+
+    var results = try await soakWrites(sandbox, settings: settings, tokens: tokens, outbox: directory.appendingPathComponent("outbox.json").path)
+    for (key, value) in try await soakKills(sandbox, settings: settings, tokens: tokens, directory: directory) { results[key] = value }
+    let stats = try await sandbox.admin("GET", "stats")
+    results["body_mismatch_under_key"] = stats["body_mismatch_under_key"] as? Int ?? -1
+    results["faults_triggered"] = stats["faults_triggered"] as? Int ?? -1
+    results["soak_setup"] = "sandbox without --validate; 30 % random faults on every POST (\(soakFaults()["mix"]!)); "
+        + "\(settings.writers) writers; restart and token expiry half way"
+    try merge(results, into: settings.output)
+    for key in results.keys.sorted() { print(key, results[key]!) }
+    let bad = ["writes_lost", "writes_duplicated", "outbox_lost", "outbox_duplicated", "body_mismatch_under_key"]
+        .filter { (results[$0] as? Int ?? 1) != 0 }
+    if !bad.isEmpty || (results["writes_recorded"] as? Int) != settings.writes {
+        throw BenchFailure("soak targets missed: \(bad), recorded \(results["writes_recorded"]!) of \(settings.writes)")
+    }
+}
+
+/// Commits per Idempotency-Key of this device, from the sandbox's ledger.
+func commitsByKey(_ sandbox: Sandbox) async throws -> [String: Int] {
+    let ledger = try await sandbox.admin("GET", "commits?full=1")
+    var counts: [String: Int] = [:]
+    for (_, keys) in ledger["by_key"] as? [String: Any] ?? [:] {
+        for (key, n) in keys as? [String: Any] ?? [:] { counts[key, default: 0] += n as? Int ?? 0 }
+    }
+    return counts
+}
+
+/// `settings.writes` customers through one outbox, then flushes until nothing waits.
+func soakWrites(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, outbox path: String) async throws -> [String: Any] {
+    let api = ProfirestApi(options: .init(
+        baseURL: sandbox.api, clientID: soakClient, language: "en", storage: FileTokenStorage(path: tokens),
+        retryDelay: 0.05, timeout: 5))
+    let outbox = try api.outbox(path: path, capacity: settings.writes + 1)
+    let failed = Counter()
+    let perWriter = settings.writes / settings.writers
+    let total = perWriter * settings.writers
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for writer in 0..<settings.writers {
+            group.addTask {
+                for i in 0..<perWriter {
+                    if writer == 0, i == perWriter / 2 {
+                        _ = try? await sandbox.admin("POST", "restart", ["down_ms": 300])
+                        _ = try? await sandbox.admin("POST", "tokens/expire", ["client_id": soakClient])
+                    }
+                    do {
+                        _ = try await outbox.post("/customers", body: ["name": .string("Soak \(writer)-\(i)")], idempotencyKey: "soak-\(writer)-\(i)")
+                    } catch {
+                        failed.add()
+                    }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    var rounds = 0
+    while outbox.status.count > 0, rounds < 2000 {
+        rounds += 1
+        let status = await outbox.flush()
+        if status.count > 0 { try await Task.sleep(nanoseconds: 20_000_000) }
+    }
+    let commits = try await commitsByKey(sandbox).filter { $0.key.hasPrefix("soak-") }
+    return [
+        "writes_sent": total,
+        "writes_recorded": commits.count,
+        "writes_duplicated": commits.values.filter { $0 > 1 }.count,
+        "writes_lost": total - commits.count - failed.value,
+        "writes_failed_to_caller": failed.value,
+        "writes_left_in_outbox": outbox.status.count,
+    ]
+}
+
+/// Kill trials: a writer SIGKILLed at a random moment, a second writer on the same outbox file finishing.
+func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, directory: URL) async throws -> [String: Any] {
+    var lost = 0
+    var duplicated = 0
+    var accepted = 0
+    for trial in 0..<settings.killTrials {
+        let outbox = directory.appendingPathComponent("kill-\(trial).json").path
+        let prefix = "kill-\(trial)-"
+        let first = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 300)
+        try await Task.sleep(nanoseconds: UInt64.random(in: 5_000_000...300_000_000))
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        let keys = first.acceptedKeys()
+        let second = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 0)
+        second.process.waitUntilExit()
+        let commits = try await commitsByKey(sandbox).filter { $0.key.hasPrefix(prefix) }
+        accepted += keys.count
+        lost += keys.filter { commits[$0] == nil }.count
+        duplicated += commits.values.filter { $0 > 1 }.count
+    }
+    return ["outbox_kill_trials": settings.killTrials, "outbox_lost": lost, "outbox_duplicated": duplicated,
+            "outbox_accepted_in_kill_trials": accepted]
+}
+
+/// A `--soak-writer` child: its stdout names each key the outbox accepted, one a line.
+final class WriterProcess: @unchecked Sendable {
+    let process = Process()
+    private let output = Pipe()
+
+    init(arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func acceptedKeys() -> [String] {
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    }
+}
+
+func writerProcess(_ sandbox: Sandbox, tokens: String, outbox: String, prefix: String, writes: Int) throws -> WriterProcess {
+    try WriterProcess(arguments: [
+        "--soak-writer", "--api", sandbox.api, "--tokens", tokens, "--outbox", outbox, "--prefix", prefix,
+        "--writes", String(writes),
+    ])
+}
+
+/// The child of a kill trial: hands `--writes` customers to the outbox (printing each accepted key), then delivers
+/// everything the outbox file holds.
+func runSoakWriter(_ arguments: [String]) async throws {
+    func value(_ name: String) -> String { arguments.firstIndex(of: name).map { arguments[$0 + 1] } ?? "" }
+    let api = ProfirestApi(options: .init(
+        baseURL: value("--api"), clientID: soakClient, language: "en", storage: FileTokenStorage(path: value("--tokens")),
+        retryDelay: 0.05, timeout: 5))
+    let outbox = try api.outbox(path: value("--outbox"))
+    for i in 0..<(Int(value("--writes")) ?? 0) {
+        let key = value("--prefix") + String(i)
+        _ = try await outbox.post("/customers", body: ["name": .string("Kill \(key)")], idempotencyKey: key)
+        FileHandle.standardOutput.write(Data((key + "\n").utf8))
+    }
+    while outbox.status.count > 0 {
+        if await outbox.flush().count > 0 { try await Task.sleep(nanoseconds: 20_000_000) }
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+}
