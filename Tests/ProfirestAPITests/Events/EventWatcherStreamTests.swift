@@ -344,6 +344,34 @@ final class EventWatcherStreamTests: XCTestCase {
         XCTAssertEqual(h.log.all, ["error:not_paired"])
     }
 
+    /// The race behind a flaky `testEventsArriveOverTheStreamFromTheStoredCursor`: a `stop()` between two reads
+    /// is only seen at the next read, which the cancelled reader still makes; pinned here with `onEvents` held.
+    func testStopWhileOnEventsRunsClosesTheConnectionAtTheNextRead() async {
+        let h = FeedHarness()
+        let live = LiveBody(h.changes, [frame("e1", cursor: "c1")])
+        h.transport.addStreams([.open(live)])
+        let gate = Gate()
+        let entered = Locked(false)
+        var options = h.options()
+        let (log, changes) = (h.log, h.changes)
+        options.onEvents = { events in
+            entered.withLock { $0 = true }
+            changes.signal()
+            await gate.wait()
+            try log.onEvents(events)
+        }
+        let watcher = h.api.eventWatcher(options)
+        let run = h.start(watcher)
+        await h.until("onEvents") { entered.withLock { $0 } }
+        watcher.stop()
+        XCTAssertFalse(live.closedByReader, "no read is under way to cancel")
+        gate.open()
+        await run.value
+        XCTAssertTrue(live.closedByReader)
+        XCTAssertEqual(h.log.events, ["events:e1"])
+        XCTAssertEqual(h.storedCursor, "c1", "the batch onEvents finished is kept")
+    }
+
     func testStopWhileStreamingClosesTheConnection() async {
         let h = FeedHarness()
         let live = LiveBody(h.changes)
