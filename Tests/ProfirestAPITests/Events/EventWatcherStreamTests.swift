@@ -94,10 +94,12 @@ final class EventWatcherStreamTests: XCTestCase {
 
     func testAnAnswerThatIsNoEventStreamIsPolledToo() async {
         let h = FeedHarness(pages: [page([], next: "c0")])
-        h.transport.addStreams([.open(LiveBody(h.changes), contentType: "application/json")])
+        let answer = LiveBody(h.changes)
+        h.transport.addStreams([.open(answer, contentType: "application/json")])
         let watcher = h.api.eventWatcher(h.options())
         let run = h.start(watcher)
         _ = await h.pageRequest(1)
+        XCTAssertTrue(answer.closedByReader, "the answer is not read, and not left open either")
         watcher.stop()
         await run.value
         XCTAssertEqual(h.log.errors, [])
@@ -225,13 +227,12 @@ final class EventWatcherStreamTests: XCTestCase {
     func testAnErrorFromOnEventsReconnectsFromTheStoredCursor() async {
         let h = FeedHarness()
         h.log.failures.withLock { $0 = 1 }
-        h.transport.addStreams([
-            .open(LiveBody(h.changes, [frame("e1", cursor: "c1")])),
-            .open(LiveBody(h.changes, [frame("e1", cursor: "c1")])),
-        ])
+        let first = LiveBody(h.changes, [frame("e1", cursor: "c1")])
+        h.transport.addStreams([.open(first), .open(LiveBody(h.changes, [frame("e1", cursor: "c1")]))])
         let watcher = h.api.eventWatcher(h.options())
         let run = h.start(watcher)
         await h.clock.expectSleep(1)
+        XCTAssertTrue(first.closedByReader, "the failed connection is closed before the next one opens")
         let again = await h.streamRequest(2)
         XCTAssertEqual(again?.header("Last-Event-ID"), "c0", "the same event comes again")
         await h.until("the event") { h.log.events == ["events:e1"] }
@@ -244,7 +245,8 @@ final class EventWatcherStreamTests: XCTestCase {
     func testAMalformedEventIsAnInvalidResponseAfterTheGoodOnesBeforeIt() async {
         let h = FeedHarness()
         let bad = "id: c2\nevent: order.created\ndata: {\"id\": \"e2\", \"type\": \n\n"
-        h.transport.addStreams([.open(LiveBody(h.changes, [frame("e1", cursor: "c1") + bad]))])
+        let live = LiveBody(h.changes, [frame("e1", cursor: "c1") + bad])
+        h.transport.addStreams([.open(live)])
         let errors = Locked([ProfirestAPIError]())
         var options = h.options()
         let log = h.log
@@ -258,6 +260,7 @@ final class EventWatcherStreamTests: XCTestCase {
         watcher.stop()
         await run.value
         XCTAssertEqual(h.log.all, ["events:e1", "error:invalid_response"])
+        XCTAssertTrue(live.closedByReader)
         XCTAssertEqual(h.storedCursor, "c1")
         let error = errors.withLock { $0.first }
         XCTAssertEqual(error?.status, 200)
