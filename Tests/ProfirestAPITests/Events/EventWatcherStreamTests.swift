@@ -206,15 +206,20 @@ final class EventWatcherStreamTests: XCTestCase {
         let live = LiveBody(h.changes, [frame("e1", cursor: "c1")])
         h.transport.addStreams([.open(live)])
         let gate = Gate()
+        let entered = Locked(false)
         var options = h.options(streamIdleTimeout: 45)
-        let log = h.log
+        let (log, changes) = (h.log, h.changes)
         options.onEvents = { events in
+            entered.withLock { $0 = true }
+            changes.signal()
             await gate.wait()
             try log.onEvents(events)
         }
         let watcher = h.api.eventWatcher(options)
         let run = h.start(watcher)
         await h.until("the idle watch") { h.clock.pending == [45] }
+        // The idle watch can start before the chunk is taken: moving the clock then is 100 s without a byte.
+        await h.until("onEvents") { entered.withLock { $0 } }
         h.clock.advance(100)  // onEvents is still busy
         await h.until("the idle watch while busy") { h.clock.pending == [45] }
         XCTAssertFalse(live.closedByReader)
