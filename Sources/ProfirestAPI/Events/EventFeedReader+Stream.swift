@@ -18,6 +18,7 @@ extension EventFeedReader {
         }
         guard Self.isEventStream(head) else {
             // Some older server or a proxy answers 200 with something else: poll, as without the stream.
+            await head.body.close()
             schedule.streamUnavailable(retryAfter: nil, now: feed.now)
             return
         }
@@ -75,12 +76,20 @@ struct StreamSession: Sendable {
     /// a malformed event threw.
     func read(_ body: AsyncThrowingStream<Data, Error>) async throws {
         let activity = Locked(Activity(last: feed.now))
-        try await withThrowingTaskGroup(of: End.self) { group in
-            group.addTask { try await consume(body, activity: activity) }
-            group.addTask { try await watchIdle(activity) }
-            defer { group.cancelAll() }
-            _ = try await group.next()
+        do {
+            try await withThrowingTaskGroup(of: End.self) { group in
+                group.addTask { try await consume(body, activity: activity) }
+                group.addTask { try await watchIdle(activity) }
+                defer { group.cancelAll() }
+                _ = try await group.next()
+            }
+        } catch {
+            // `consume` may have stopped between two reads (an error of `onEvents` or of the storage, a malformed
+            // event): the connection must not outlive the session, nor `run()`.
+            await body.close()
+            throw error
         }
+        await body.close()
     }
 
     private struct Activity: Sendable {

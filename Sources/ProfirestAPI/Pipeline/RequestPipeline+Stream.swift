@@ -65,7 +65,11 @@ extension RequestPipeline {
         var body = Data()
         for try await chunk in head.body {
             body.append(chunk)
-            if body.count > errorBodyLimit { break }
+            if body.count > errorBodyLimit {
+                // What is left is not read: the connection must not go on delivering it.
+                await head.body.close()
+                break
+            }
         }
         return .answered(HTTPResponse(status: head.status, headers: head.headers, body: body))
     }

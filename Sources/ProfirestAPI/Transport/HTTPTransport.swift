@@ -104,6 +104,24 @@ public struct HTTPStreamingResponse: Sendable {
     }
 }
 
+extension AsyncThrowingStream where Element == Data, Failure == Error {
+    /// Ends the connection behind a body its reader is done with, however the reading ended. Dropping the iterator
+    /// does not: the transport still holds the stream's continuation (`URLSessionTransport` until the request
+    /// ends), so the request would run on and its chunks pile up unread. A read by a cancelled task is what ends
+    /// an `AsyncThrowingStream` from the reading side: it runs `onTermination`, which cancels the request. Call it
+    /// only when no other read of the body is under way.
+    func close() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var iterator = self.makeAsyncIterator()
+                // Until the end: a read that started before the cancellation may still be handed a buffered chunk.
+                while (try? await iterator.next()) != nil {}
+            }
+            group.cancelAll()
+        }
+    }
+}
+
 /// Case-insensitive header lookup shared by requests, responses and `APIResponse`.
 enum HTTPHeaders {
     static func value(_ name: String, in headers: [String: String]) -> String? {

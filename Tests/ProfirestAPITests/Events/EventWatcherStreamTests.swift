@@ -94,10 +94,12 @@ final class EventWatcherStreamTests: XCTestCase {
 
     func testAnAnswerThatIsNoEventStreamIsPolledToo() async {
         let h = FeedHarness(pages: [page([], next: "c0")])
-        h.transport.addStreams([.open(LiveBody(h.changes), contentType: "application/json")])
+        let answer = LiveBody(h.changes)
+        h.transport.addStreams([.open(answer, contentType: "application/json")])
         let watcher = h.api.eventWatcher(h.options())
         let run = h.start(watcher)
         _ = await h.pageRequest(1)
+        XCTAssertTrue(answer.closedByReader, "the answer is not read, and not left open either")
         watcher.stop()
         await run.value
         XCTAssertEqual(h.log.errors, [])
@@ -204,15 +206,20 @@ final class EventWatcherStreamTests: XCTestCase {
         let live = LiveBody(h.changes, [frame("e1", cursor: "c1")])
         h.transport.addStreams([.open(live)])
         let gate = Gate()
+        let entered = Locked(false)
         var options = h.options(streamIdleTimeout: 45)
-        let log = h.log
+        let (log, changes) = (h.log, h.changes)
         options.onEvents = { events in
+            entered.withLock { $0 = true }
+            changes.signal()
             await gate.wait()
             try log.onEvents(events)
         }
         let watcher = h.api.eventWatcher(options)
         let run = h.start(watcher)
         await h.until("the idle watch") { h.clock.pending == [45] }
+        // The idle watch can start before the chunk is taken: moving the clock then is 100 s without a byte.
+        await h.until("onEvents") { entered.withLock { $0 } }
         h.clock.advance(100)  // onEvents is still busy
         await h.until("the idle watch while busy") { h.clock.pending == [45] }
         XCTAssertFalse(live.closedByReader)
@@ -225,13 +232,12 @@ final class EventWatcherStreamTests: XCTestCase {
     func testAnErrorFromOnEventsReconnectsFromTheStoredCursor() async {
         let h = FeedHarness()
         h.log.failures.withLock { $0 = 1 }
-        h.transport.addStreams([
-            .open(LiveBody(h.changes, [frame("e1", cursor: "c1")])),
-            .open(LiveBody(h.changes, [frame("e1", cursor: "c1")])),
-        ])
+        let first = LiveBody(h.changes, [frame("e1", cursor: "c1")])
+        h.transport.addStreams([.open(first), .open(LiveBody(h.changes, [frame("e1", cursor: "c1")]))])
         let watcher = h.api.eventWatcher(h.options())
         let run = h.start(watcher)
         await h.clock.expectSleep(1)
+        XCTAssertTrue(first.closedByReader, "the failed connection is closed before the next one opens")
         let again = await h.streamRequest(2)
         XCTAssertEqual(again?.header("Last-Event-ID"), "c0", "the same event comes again")
         await h.until("the event") { h.log.events == ["events:e1"] }
@@ -244,7 +250,8 @@ final class EventWatcherStreamTests: XCTestCase {
     func testAMalformedEventIsAnInvalidResponseAfterTheGoodOnesBeforeIt() async {
         let h = FeedHarness()
         let bad = "id: c2\nevent: order.created\ndata: {\"id\": \"e2\", \"type\": \n\n"
-        h.transport.addStreams([.open(LiveBody(h.changes, [frame("e1", cursor: "c1") + bad]))])
+        let live = LiveBody(h.changes, [frame("e1", cursor: "c1") + bad])
+        h.transport.addStreams([.open(live)])
         let errors = Locked([ProfirestAPIError]())
         var options = h.options()
         let log = h.log
@@ -258,6 +265,7 @@ final class EventWatcherStreamTests: XCTestCase {
         watcher.stop()
         await run.value
         XCTAssertEqual(h.log.all, ["events:e1", "error:invalid_response"])
+        XCTAssertTrue(live.closedByReader)
         XCTAssertEqual(h.storedCursor, "c1")
         let error = errors.withLock { $0.first }
         XCTAssertEqual(error?.status, 200)
@@ -342,6 +350,34 @@ final class EventWatcherStreamTests: XCTestCase {
         let watcher = h.api.eventWatcher(h.options())
         await watcher.run()
         XCTAssertEqual(h.log.all, ["error:not_paired"])
+    }
+
+    /// The race behind a flaky `testEventsArriveOverTheStreamFromTheStoredCursor`: a `stop()` between two reads
+    /// is only seen at the next read, which the cancelled reader still makes; pinned here with `onEvents` held.
+    func testStopWhileOnEventsRunsClosesTheConnectionAtTheNextRead() async {
+        let h = FeedHarness()
+        let live = LiveBody(h.changes, [frame("e1", cursor: "c1")])
+        h.transport.addStreams([.open(live)])
+        let gate = Gate()
+        let entered = Locked(false)
+        var options = h.options()
+        let (log, changes) = (h.log, h.changes)
+        options.onEvents = { events in
+            entered.withLock { $0 = true }
+            changes.signal()
+            await gate.wait()
+            try log.onEvents(events)
+        }
+        let watcher = h.api.eventWatcher(options)
+        let run = h.start(watcher)
+        await h.until("onEvents") { entered.withLock { $0 } }
+        watcher.stop()
+        XCTAssertFalse(live.closedByReader, "no read is under way to cancel")
+        gate.open()
+        await run.value
+        XCTAssertTrue(live.closedByReader)
+        XCTAssertEqual(h.log.events, ["events:e1"])
+        XCTAssertEqual(h.storedCursor, "c1", "the batch onEvents finished is kept")
     }
 
     func testStopWhileStreamingClosesTheConnection() async {

@@ -155,6 +155,8 @@ final class LiveBody: @unchecked Sendable {
         var waiting: CheckedContinuation<Data?, Error>?
         var reads = 0
         var closedByReader = false
+        /// The reader was handed the end or an error: the connection is over, it has nothing left to close.
+        var over = false
     }
 
     private let state = Locked(State())
@@ -168,7 +170,9 @@ final class LiveBody: @unchecked Sendable {
 
     /// How many chunks the reader asked for so far.
     var reads: Int { state.withLock { $0.reads } }
-    /// True when the reader gave up the connection (idle limit, stop).
+    /// True when the reader gave up the connection (idle limit, stop): it was cancelled while it waited for a
+    /// chunk, or it asked for one while already cancelled. Set synchronously, as `URLSessionTransport` cancels
+    /// its request from the stream's `onTermination`, so it holds as soon as the reader's read has returned.
     var closedByReader: Bool { state.withLock { $0.closedByReader } }
 
     func send(_ text: String) { push(.chunk(Data(text.utf8))) }
@@ -185,11 +189,12 @@ final class LiveBody: @unchecked Sendable {
             $0.queue.append(item)
             return nil
         }
-        if let waiter { Self.resume(waiter, with: item) }
+        if let waiter { resume(waiter, with: item) }
         changes.signal()
     }
 
-    private static func resume(_ continuation: CheckedContinuation<Data?, Error>, with item: Item) {
+    private func resume(_ continuation: CheckedContinuation<Data?, Error>, with item: Item) {
+        if case .chunk = item {} else { state.withLock { $0.over = true } }
         switch item {
         case .chunk(let data): continuation.resume(returning: data)
         case .end: continuation.resume(returning: nil)
@@ -197,8 +202,35 @@ final class LiveBody: @unchecked Sendable {
         }
     }
 
+    /// Hand it out once per connection: the transport keeps it, as `URLSessionTransport` keeps the stream's
+    /// continuation until the request ends, so a reader that only drops its iterator has closed nothing.
     var stream: AsyncThrowingStream<Data, Error> {
-        AsyncThrowingStream(unfolding: { [self] in try await self.read() })
+        // `AsyncThrowingStream(unfolding:)` does not call `read` for a reader whose task is already cancelled (a
+        // `stop()` that came while `onEvents` ran): it drops this closure and ends. Where `read`'s cancellation
+        // handler never runs, the drop is the only trace of the reader closing the connection, so `release` sees
+        // it go, synchronously, inside that last `next()`.
+        let release = Release(self)
+        return AsyncThrowingStream(unfolding: { [self, release] in
+            withExtendedLifetime(release) {}
+            return try await self.read()
+        })
+    }
+
+    /// Calls `dropped()` when the stream lets go of its producer.
+    private final class Release: Sendable {
+        let body: LiveBody
+        init(_ body: LiveBody) { self.body = body }
+        deinit { body.dropped() }
+    }
+
+    private func dropped() {
+        let closed: Bool = state.withLock { state in
+            // After the end the stream drops its producer too: that closes nothing.
+            guard !state.over, !state.closedByReader else { return false }
+            state.closedByReader = true
+            return true
+        }
+        if closed { changes.signal() }
     }
 
     private func read() async throws -> Data? {
@@ -212,7 +244,7 @@ final class LiveBody: @unchecked Sendable {
                     $0.waiting = continuation
                     return nil
                 }
-                if let item { Self.resume(continuation, with: item) }
+                if let item { resume(continuation, with: item) }
                 changes.signal()
             }
         } onCancel: {
@@ -246,6 +278,8 @@ final class FeedTransport: StreamingHTTPTransport, @unchecked Sendable {
         var pages: [Step]
         var streams: [StreamStep]
         var requests: [HTTPRequest] = []
+        /// The bodies handed out, kept like `URLSessionTransport`'s delegate keeps a request's stream.
+        var opened: [AsyncThrowingStream<Data, Error>] = []
     }
 
     private let state: Locked<State>
@@ -301,7 +335,9 @@ final class FeedTransport: StreamingHTTPTransport, @unchecked Sendable {
         case .answer(.fail(let error))?, .fail(let error)?:
             throw error
         case .open(let body, let contentType)?:
-            return HTTPStreamingResponse(status: 200, headers: ["Content-Type": contentType], body: body.stream)
+            let stream = body.stream
+            state.withLock { $0.opened.append(stream) }
+            return HTTPStreamingResponse(status: 200, headers: ["Content-Type": contentType], body: stream)
         case .answer(.hang)?, nil:
             try await hang()
             throw CancellationError()
