@@ -1,5 +1,5 @@
-// make bench: the library's GET + decode against raw URLSession + JSONDecoder, same loopback server, one run;
-// then the refresh stampede keys against the sandbox (Stampede.swift).
+// make bench: the library's GET + decode and JSON POST + decode against raw URLSession + JSONDecoder, same loopback
+// server, one run; then the refresh stampede keys against the sandbox (Stampede.swift).
 //
 // Variants run interleaved round by round (so drift of the machine hits all of them alike):
 //   raw            URLSession (ephemeral, keep-alive) data(for:) + JSONDecoder — what an app would write
@@ -8,8 +8,13 @@
 //   lib-keepalive  ProfirestApi over URLSessionTransport(connectionReuse: .keepAlive)
 //   lib-close      ProfirestApi over URLSessionTransport(connectionReuse: .closeAfterEachRequest)
 //   transport-keepalive  URLSessionTransport.send + JSONDecoder without the pipeline (where the cost sits)
+//   post-raw       a ~200-byte JSON POST with an Idempotency-Key (httpBody Data) to /v2/write-quiet, keep-alive,
+//                  its {"length": n} answer decoded — what an app would write
+//   post-raw-close the same with `Connection: close`: the price of the handshake alone
+//   post-lib       ProfirestApi.post of the same body with its default transport (on Linux every request with a
+//                  body goes out with `Connection: close` on a session of its own, see ConnectionReuse)
 // Reported per request (ms), median over rounds; ratios (library ÷ raw) are medians of per-round ratios. Writes benchmarks/results/latest.json,
-// keeping keys other benchmarks put there.
+// keeping keys other benchmarks put there. `--only get` / `--only post` runs one group without the stampede.
 import Foundation
 import ProfirestAPI
 import ProfirestTestSupport
@@ -24,7 +29,8 @@ struct Settings {
     var concurrentPerTask = 16
     var output = "benchmarks/results/latest.json"
     var serverScript = "tools/loopback_server.py"
-    /// `--only stampede`: skip the GET comparison (to look at the stampede alone).
+    /// `--only stampede`: skip the GET and POST comparisons (to look at the stampede alone); `--only get` or
+    /// `--only post`: that comparison alone, without the stampede.
     var only: String?
 
     init(_ arguments: [String]) {
@@ -64,29 +70,94 @@ final class Server {
 
 typealias Fetch = @Sendable () async throws -> Int
 
+/// The request a variant sends; it names the keys its figures go under (`get_…`, `post_…`).
+enum Group: String, CaseIterable {
+    case get, post
+}
+
 struct Variant {
     let name: String
+    let group: Group
     let fetch: Fetch
+}
+
+/// The body of the POST variants: a few string fields, ~200 bytes of JSON, as a small write of an app would be.
+struct WriteBody: Encodable, Sendable {
+    var employeeId = "emp_42"
+    var terminalId = "term_kitchen_entrance_01"
+    var kind = "clock_in"
+    var occurredAt = "2026-11-30T15:31:34.250Z"
+    var note = "Příchod zadním vchodem, směna do 22:00"
+    var deviceName = "Pichacka iPad 3"
+}
+
+/// The answer of /v2/write-quiet.
+struct WriteAnswer: Decodable {
+    let length: Int
+}
+
+/// The library's bytes for `WriteBody` (sorted keys), so the raw side sends the same body.
+func writeEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
 }
 
 func makeVariants(port: Int) -> [Variant] {
     let base = "http://127.0.0.1:\(port)"
     let url = URL(string: base + "/v2/staff")!
+    let writeURL = URL(string: base + "/v2/write-quiet")!
     let decoder = JSONDecoder()
-    func raw(close: Bool) -> Fetch {
+    let encoder = writeEncoder()
+    /// Raw URLSession on a session of its own: `request` builds each request (per call, as an app would),
+    /// `decode` reads the 200's body.
+    func raw(
+        close: Bool, request: @escaping @Sendable () throws -> URLRequest, decode: @escaping @Sendable (Data) throws -> Int
+    ) -> Fetch {
         let session = URLSession(configuration: .ephemeral)
         return {
-            var request = URLRequest(url: url)
-            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            var request = try request()
             if close { request.setValue("close", forHTTPHeaderField: "Connection") }
             let (data, response) = try await session.data(for: request)
             guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw URLError(.badServerResponse) }
-            return try decoder.decode(StaffMemberPage.self, from: data).data.count
+            return try decode(data)
         }
     }
-    func library(_ transport: URLSessionTransport) -> Fetch {
+    func rawGet(close: Bool) -> Fetch {
+        raw(close: close) {
+            var request = URLRequest(url: url)
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            return request
+        } decode: {
+            try decoder.decode(StaffMemberPage.self, from: $0).data.count
+        }
+    }
+    // The headers the library sends with a JSON POST, a fresh Idempotency-Key each time as the library makes one,
+    // and the body encoded per request as the library does.
+    func rawPost(close: Bool) -> Fetch {
+        raw(close: close) {
+            var request = URLRequest(url: writeURL)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("ProfirestAPI-Swift/1.0.0", forHTTPHeaderField: "User-Agent")
+            request.setValue(UUID().uuidString.lowercased(), forHTTPHeaderField: "Idempotency-Key")
+            request.httpBody = try encoder.encode(WriteBody())
+            return request
+        } decode: {
+            try decoder.decode(WriteAnswer.self, from: $0).length
+        }
+    }
+    func library(_ transport: URLSessionTransport, call: @escaping @Sendable (ProfirestApi) async throws -> Int) -> Fetch {
         let api = ProfirestApi(options: .init(baseURL: base, transport: transport))
-        return { try await api.get("/staff", as: StaffMemberPage.self).data.count }
+        return { try await call(api) }
+    }
+    func libraryGet(_ transport: URLSessionTransport) -> Fetch {
+        library(transport) { try await $0.get("/staff", as: StaffMemberPage.self).data.count }
+    }
+    // The default transport: on Linux a request with a body has no keep-alive choice.
+    func libraryPost() -> Fetch {
+        library(URLSessionTransport()) { try await $0.post("/write-quiet", body: WriteBody(), as: WriteAnswer.self).length }
     }
     // The transport alone (no pipeline): tells the transport's share of the library's cost from the pipeline's.
     func transportOnly() -> Fetch {
@@ -99,12 +170,15 @@ func makeVariants(port: Int) -> [Variant] {
         }
     }
     return [
-        Variant(name: "raw", fetch: raw(close: false)),
-        Variant(name: "transport-keepalive", fetch: transportOnly()),
-        Variant(name: "lib", fetch: library(URLSessionTransport())),
-        Variant(name: "raw-close", fetch: raw(close: true)),
-        Variant(name: "lib-keepalive", fetch: library(URLSessionTransport(connectionReuse: .keepAlive))),
-        Variant(name: "lib-close", fetch: library(URLSessionTransport(connectionReuse: .closeAfterEachRequest))),
+        Variant(name: "raw", group: .get, fetch: rawGet(close: false)),
+        Variant(name: "transport-keepalive", group: .get, fetch: transportOnly()),
+        Variant(name: "lib", group: .get, fetch: libraryGet(URLSessionTransport())),
+        Variant(name: "raw-close", group: .get, fetch: rawGet(close: true)),
+        Variant(name: "lib-keepalive", group: .get, fetch: libraryGet(URLSessionTransport(connectionReuse: .keepAlive))),
+        Variant(name: "lib-close", group: .get, fetch: libraryGet(URLSessionTransport(connectionReuse: .closeAfterEachRequest))),
+        Variant(name: "post-raw", group: .post, fetch: rawPost(close: false)),
+        Variant(name: "post-lib", group: .post, fetch: libraryPost()),
+        Variant(name: "post-raw-close", group: .post, fetch: rawPost(close: true)),
     ]
 }
 
@@ -149,21 +223,85 @@ func merge(_ results: [String: Any], into path: String) throws {
     try data.write(to: URL(fileURLWithPath: path), options: .atomic)
 }
 
+/// Milliseconds per request of each variant, one value per round.
+typealias Times = [String: [Double]]
+
+/// The median of the per-round ratios a ÷ b. Both sides of a ratio ran in the same round, so load that the
+/// machine's other users put on it cancels out better than in a ratio of two medians.
+func ratio(_ times: Times, _ a: String, _ b: String) -> Double {
+    rounded(median(perRound(times, a, b)))
+}
+
+func perRound(_ times: Times, _ a: String, _ b: String) -> [Double] {
+    zip(times[a]!, times[b]!).map { $0 / $1 }
+}
+
+func getFigures(seq: Times, conc: Times) -> [String: Any] {
+    [
+        "get_sequential_ratio": ratio(seq, "lib", "raw"),
+        "get_concurrent_ratio": ratio(conc, "lib", "raw"),
+        "get_sequential_ratio_keepalive": ratio(seq, "lib-keepalive", "raw"),
+        "get_concurrent_ratio_keepalive": ratio(conc, "lib-keepalive", "raw"),
+        "get_sequential_ratio_both_close": ratio(seq, "lib-close", "raw-close"),
+        "get_concurrent_ratio_both_close": ratio(conc, "lib-close", "raw-close"),
+        "connection_close_cost_sequential": ratio(seq, "lib-close", "lib-keepalive"),
+        "connection_close_cost_concurrent": ratio(conc, "lib-close", "lib-keepalive"),
+    ]
+}
+
+/// The library's write against raw keep-alive (what it costs an app), against raw `Connection: close` (what is
+/// left besides the handshake), and raw close ÷ raw keep-alive (the handshake itself). Quartiles of the per-round
+/// ratios for the headline figures: a round of 1 024 fresh connections scatters more than one of kept-alive ones.
+func postFigures(seq: Times, conc: Times) -> [String: Any] {
+    [
+        "post_sequential_ratio": ratio(seq, "post-lib", "post-raw"),
+        "post_concurrent_ratio": ratio(conc, "post-lib", "post-raw"),
+        "post_sequential_ratio_quartiles": quartiles(perRound(seq, "post-lib", "post-raw")).map(rounded),
+        "post_concurrent_ratio_quartiles": quartiles(perRound(conc, "post-lib", "post-raw")).map(rounded),
+        "post_sequential_ratio_both_close": ratio(seq, "post-lib", "post-raw-close"),
+        "post_concurrent_ratio_both_close": ratio(conc, "post-lib", "post-raw-close"),
+        "post_raw_close_ratio": ratio(seq, "post-raw-close", "post-raw"),
+        "post_raw_close_ratio_concurrent": ratio(conc, "post-raw-close", "post-raw"),
+    ]
+}
+
+/// What each group's `…_bench_setup` key says about how it was measured.
+func setup(_ group: Group, _ settings: Settings) -> String {
+    let what = switch group {
+    case .get: "~1 KB StaffMemberPage"
+    case .post: "POST /v2/write-quiet, \((try? writeEncoder().encode(WriteBody()))?.count ?? 0)-byte JSON body with "
+        + "Idempotency-Key, {\"length\": n} answer"
+    }
+    return "loopback tools/loopback_server.py, \(what), \(settings.rounds) rounds of \(settings.sequential) sequential and "
+        + "\(settings.concurrentTasks)x\(settings.concurrentPerTask) concurrent, interleaved; medians"
+}
+
+/// The groups `--only` picks (all without it), or nil for `--only stampede`.
+func groups(_ settings: Settings) throws -> [Group]? {
+    switch settings.only {
+    case nil: return Group.allCases
+    case "stampede": return nil
+    case let only?:
+        guard let group = Group(rawValue: only) else { throw BenchFailure("--only takes stampede, get or post, not \(only)") }
+        return [group]
+    }
+}
+
 func run() async throws {
     if CommandLine.arguments.contains("--soak-writer") { return try await runSoakWriter(CommandLine.arguments) }
     if CommandLine.arguments.contains("--soak") { return try await runSoak(CommandLine.arguments) }
     let settings = Settings(CommandLine.arguments)
-    if settings.only == "stampede" {
+    guard let groups = try groups(settings) else {
         try merge(try await stampedeResults(CommandLine.arguments), into: settings.output)
         return
     }
     let server = try Server(script: settings.serverScript)
     defer { server.stop() }
-    let variants = makeVariants(port: server.port)
+    let variants = makeVariants(port: server.port).filter { groups.contains($0.group) }
     for variant in variants { _ = try await sequential(variant.fetch, count: 50) }  // warm up connections and caches
 
-    var seq: [String: [Double]] = [:]
-    var conc: [String: [Double]] = [:]
+    var seq: Times = [:]
+    var conc: Times = [:]
     for round in 0..<settings.rounds {
         // Rotate the order each round so no variant always runs first.
         let order = (0..<variants.count).map { variants[($0 + round) % variants.count] }
@@ -179,31 +317,26 @@ func run() async throws {
 
     let s = seq.mapValues(median)
     let c = conc.mapValues(median)
-    // Ratios are medians of the per-round ratios: both sides of a ratio ran in the same round, so load that the
-    // machine's other users put on it cancels out better than in a ratio of two medians.
-    func ratio(_ times: [String: [Double]], _ a: String, _ b: String) -> Double {
-        rounded(median(zip(times[a]!, times[b]!).map { $0 / $1 }))
+    var results: [String: Any] = [:]
+    for group in groups {
+        let figures = switch group {
+        case .get: getFigures(seq: seq, conc: conc)
+        case .post: postFigures(seq: seq, conc: conc)
+        }
+        results.merge(figures) { $1 }
+        var perRequest: [String: Any] = [:]
+        for variant in variants where variant.group == group {
+            perRequest[variant.name] = ["sequential": rounded(s[variant.name]!), "concurrent_64": rounded(c[variant.name]!)]
+        }
+        results["\(group.rawValue)_ms_per_request"] = perRequest
+        results["\(group.rawValue)_bench_setup"] = setup(group, settings)
     }
-    var results: [String: Any] = [
-        "get_sequential_ratio": ratio(seq, "lib", "raw"),
-        "get_concurrent_ratio": ratio(conc, "lib", "raw"),
-        "get_sequential_ratio_keepalive": ratio(seq, "lib-keepalive", "raw"),
-        "get_concurrent_ratio_keepalive": ratio(conc, "lib-keepalive", "raw"),
-        "get_sequential_ratio_both_close": ratio(seq, "lib-close", "raw-close"),
-        "get_concurrent_ratio_both_close": ratio(conc, "lib-close", "raw-close"),
-        "connection_close_cost_sequential": ratio(seq, "lib-close", "lib-keepalive"),
-        "connection_close_cost_concurrent": ratio(conc, "lib-close", "lib-keepalive"),
-    ]
-    var perRequest: [String: Any] = [:]
-    for name in s.keys.sorted() {
-        perRequest[name] = ["sequential": rounded(s[name]!), "concurrent_64": rounded(c[name]!)]
-    }
-    results["get_ms_per_request"] = perRequest
-    results["get_bench_setup"] = "loopback tools/loopback_server.py, ~1 KB StaffMemberPage, \(settings.rounds) rounds of "
-        + "\(settings.sequential) sequential and \(settings.concurrentTasks)x\(settings.concurrentPerTask) concurrent, interleaved; medians"
 
-    // The refresh stampede and the cross-process refresh against the sandbox (Stampede.swift).
-    for (key, value) in try await stampedeResults(CommandLine.arguments) { results[key] = value }
+    // The refresh stampede and the cross-process refresh against the sandbox (Stampede.swift); not when --only
+    // picked one comparison.
+    if settings.only == nil {
+        for (key, value) in try await stampedeResults(CommandLine.arguments) { results[key] = value }
+    }
 
     try merge(results, into: settings.output)
 
