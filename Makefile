@@ -7,10 +7,10 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: soak soak-short test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox demo bench venv clean
+.PHONY: soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, fuzz
-test: lint-contract check-generated build docs swift-test sandbox-test demo-test soak-short fuzz
+test: lint-contract check-generated build docs swift-test swift-test-tsan sandbox-test demo-test soak-short fuzz
 
 ## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
 venv: $(VENV)/.installed
@@ -56,6 +56,12 @@ docs:
 
 swift-test: venv
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $(SWIFT) test $(SWIFT_BUILD_FLAGS)
+
+## swift-test-tsan: the whole suite again under ThreadSanitizer, in a build directory of its own (.build/tsan) so the
+## ordinary build stays as it is; a data race fails it.
+swift-test-tsan: venv
+	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) TSAN_OPTIONS=halt_on_error=1 \
+		$(SWIFT) test --sanitize=thread --scratch-path .build/tsan $(SWIFT_BUILD_FLAGS)
 
 ## sandbox-test: pytest for every sandbox rule, the admin page in headless chromium, a bounded schemathesis run
 sandbox-test: venv

@@ -141,3 +141,26 @@ private final class ReplayTransport: HTTPTransport, @unchecked Sendable {
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "ETag": "\"v1\""], body: body)
     }
 }
+
+/// The code of the DocC article "Writes that survive outages" (DurableWrites.md), compiled against the public API.
+enum DurableWritesArticle {
+    static func example(api: ProfirestApi, rid: String, pin: String) async throws {
+        let outbox = try api.outbox(path: "pichacka-outbox.json", onFailure: { failure in
+            print("refused later: \(failure.item.id) \(failure.error.code)")
+        })
+        let delivering = Task { await outbox.run() }
+        defer { delivering.cancel() }
+
+        let punch = AttendancePunchCreate(
+            id: ProfirestApi.uuid(), type: "clock_in", credential: StaffCredential(method: "pin", secret: pin))
+        switch try await outbox.punch(restaurantID: rid, punch) {
+        case .delivered(let answer):
+            let recorded = try answer?.decode(as: AttendancePunch.self)
+            print("OK", recorded?.employee.name ?? "")
+        case .queued:
+            print("saved offline, \(outbox.status.count) waiting")
+        }
+        _ = try await outbox.post("/customers", body: ["name": "Jana"])
+        print(outbox.status.oldestAge() ?? 0, outbox.items.count, await outbox.flush().count)
+    }
+}
