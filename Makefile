@@ -112,10 +112,11 @@ SOAK_WRITES ?= 10000
 SOAK_KILLS ?= 100
 soak: venv
 	$(SWIFT) build -c release --product ProfirestBench $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
+	$(SWIFT) build -c release --product ProfirestRefreshProbe $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build -c release --show-bin-path $(BENCH_BUILD_FLAGS))/ProfirestBench \
 		--soak --writes $(SOAK_WRITES) --kill-trials $(SOAK_KILLS) --output benchmarks/results/soak.json
 
 ## soak-short: the same, small, in the debug build (part of make test); results in .build/soak-short.json
 soak-short: venv build
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build --show-bin-path)/ProfirestBench \
-		--soak --writes 600 --kill-trials 5 --output .build/soak-short.json
+		--soak --writes 600 --kill-trials 5 --refresh-seconds 8 --refresh-kills 12 --output .build/soak-short.json

@@ -4,6 +4,10 @@
 //
 //   ProfirestRefreshProbe calls --base URL --file PATH --client ID --calls N
 //       makes N concurrent GET /v2/connection and prints {"ok": n, "errors": {"code": n}, "paired": bool, "ms": t}
+//   ProfirestRefreshProbe loop --base URL --file PATH --client ID --seconds S
+//       GET /v2/connection, two at a time, for S seconds; every half second prints the running totals
+//       {"ok": n, "errors": {"code": n}, "max_ms": t, "paired": bool} (make soak kills it at random moments and
+//       reads the last complete line)
 //   ProfirestRefreshProbe hold-lock --file PATH --seconds S
 //       takes the file's lock, prints {"locked": true}, and sleeps holding it (a test kills it with SIGKILL there)
 //
@@ -53,6 +57,61 @@ func calls() async {
     ])
 }
 
+/// Requests in a loop while the soak expires tokens and kills processes around it; the totals as they stand.
+func loop() async {
+    let api = ProfirestApi(options: .init(
+        baseURL: argument("base"), clientID: argument("client"), language: "en",
+        storage: FileTokenStorage(path: argument("file")), timeout: 20))
+    let end = Date().addingTimeInterval(Double(argument("seconds", "10")) ?? 10)
+    let totals = Totals()
+    let reporter = Task {
+        while !Task.isCancelled {
+            try? await Task.sleep(nanoseconds: 500_000_000)
+            emit(totals.summary(paired: api.isPaired))
+        }
+    }
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<2 {
+            group.addTask {
+                while Date() < end {
+                    let start = Date()
+                    var outcome = "ok"
+                    do {
+                        try await api.get("/connection")
+                    } catch let e as ProfirestAPIError {
+                        outcome = e.code
+                    } catch {
+                        outcome = String(describing: type(of: error))
+                    }
+                    totals.add(outcome, ms: Date().timeIntervalSince(start) * 1000)
+                }
+            }
+        }
+    }
+    reporter.cancel()
+    emit(totals.summary(paired: api.isPaired))
+}
+
+final class Totals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ok = 0
+    private var errors: [String: Int] = [:]
+    private var maxMs = 0.0
+
+    func add(_ outcome: String, ms: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        if outcome == "ok" { ok += 1 } else { errors[outcome, default: 0] += 1 }
+        maxMs = max(maxMs, ms)
+    }
+
+    func summary(paired: Bool) -> [String: Any] {
+        lock.lock()
+        defer { lock.unlock() }
+        return ["ok": ok, "errors": errors, "max_ms": Int(maxMs), "paired": paired]
+    }
+}
+
 func holdLock() {
     let storage = FileTokenStorage(path: argument("file"))
     let seconds = Double(argument("seconds", "30")) ?? 30
@@ -69,6 +128,7 @@ func holdLock() {
 
 switch CommandLine.arguments.dropFirst().first {
 case "calls": await calls()
+case "loop": await loop()
 case "hold-lock": holdLock()
 default:
     FileHandle.standardError.write(Data("usage: ProfirestRefreshProbe calls|hold-lock …\n".utf8))

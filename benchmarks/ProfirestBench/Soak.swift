@@ -11,6 +11,8 @@
 //       `--kill-trials` times: a writer process (`--soak-writer`) hands writes to an outbox file and is SIGKILLed at
 //       a random moment; a second writer process on the same file delivers what was left. Lost = accepted by the
 //       outbox (journaled) but never recorded; duplicated = recorded twice under one key.
+//   refresh_*, token_file_corruptions
+//       processes on one token file, killed at random during refreshes that meet dropped connections (SoakRefresh.swift)
 //
 // The sandbox runs without --validate (cost), with an in-memory database; its stdin ties its life to ours.
 import Foundation
@@ -20,6 +22,7 @@ struct SoakSettings {
     var writes = 10_000
     var killTrials = 100
     var writers = 8
+    var refresh = RefreshSoakSettings()
     var output = "benchmarks/results/soak.json"
     var python = ProcessInfo.processInfo.environment["PROFIREST_SANDBOX_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
         ?? ".venv/bin/python"
@@ -31,6 +34,8 @@ struct SoakSettings {
             switch arguments[i] {
             case "--writes": writes = Int(value) ?? writes
             case "--kill-trials": killTrials = Int(value) ?? killTrials
+            case "--refresh-seconds": refresh.seconds = Double(value) ?? refresh.seconds
+            case "--refresh-kills": refresh.kills = Int(value) ?? refresh.kills
             case "--output": output = value
             case "--python": python = value
             default: i -= 1
@@ -59,6 +64,7 @@ func runSoak(_ arguments: [String]) async throws {
 
     var results = try await soakWrites(sandbox, settings: settings, tokens: tokens, outbox: directory.appendingPathComponent("outbox.json").path)
     for (key, value) in try await soakKills(sandbox, settings: settings, tokens: tokens, directory: directory) { results[key] = value }
+    for (key, value) in try await soakRefresh(sandbox, settings.refresh, directory: directory) { results[key] = value }
     let stats = try await sandbox.admin("GET", "stats")
     results["body_mismatch_under_key"] = stats["body_mismatch_under_key"] as? Int ?? -1
     results["faults_triggered"] = stats["faults_triggered"] as? Int ?? -1
@@ -66,8 +72,11 @@ func runSoak(_ arguments: [String]) async throws {
         + "\(settings.writers) writers; restart and token expiry half way"
     try merge(results, into: settings.output)
     for key in results.keys.sorted() { print(key, results[key]!) }
-    let bad = ["writes_lost", "writes_duplicated", "outbox_lost", "outbox_duplicated", "body_mismatch_under_key"]
-        .filter { (results[$0] as? Int ?? 1) != 0 }
+    var bad = [
+        "writes_lost", "writes_duplicated", "outbox_lost", "outbox_duplicated", "body_mismatch_under_key",
+        "token_file_corruptions", "refresh_invalid_grant",
+    ].filter { (results[$0] as? Int ?? 1) != 0 }
+    if (results["refresh_stall_max_s"] as? Double ?? 99) > 5 { bad.append("refresh_stall_max_s") }
     if !bad.isEmpty || (results["writes_recorded"] as? Int) != settings.writes {
         throw BenchFailure("soak targets missed: \(bad), recorded \(results["writes_recorded"]!) of \(settings.writes)")
     }
