@@ -99,6 +99,8 @@ func soakWrites(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, outb
         retryDelay: 0.05, timeout: 5))
     let outbox = try api.outbox(path: path, capacity: settings.writes + 1)
     let failed = Counter()
+    let restarts = Counter()
+    let expiries = Counter()
     let perWriter = settings.writes / settings.writers
     let total = perWriter * settings.writers
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -106,8 +108,9 @@ func soakWrites(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, outb
             group.addTask {
                 for i in 0..<perWriter {
                     if writer == 0, i == perWriter / 2 {
-                        _ = try? await sandbox.admin("POST", "restart", ["down_ms": 300])
-                        _ = try? await sandbox.admin("POST", "tokens/expire", ["client_id": soakClient])
+                        // Counted: a restart or expiry the sandbox refused would leave those faults untested.
+                        if (try? await sandbox.admin("POST", "restart", ["down_ms": 300])) != nil { restarts.add() }
+                        if (try? await sandbox.admin("POST", "tokens/expire", ["client_id": soakClient])) != nil { expiries.add() }
                     }
                     do {
                         _ = try await outbox.post("/customers", body: ["name": .string("Soak \(writer)-\(i)")], idempotencyKey: "soak-\(writer)-\(i)")
@@ -133,6 +136,8 @@ func soakWrites(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, outb
         "writes_lost": total - commits.count - failed.value,
         "writes_failed_to_caller": failed.value,
         "writes_left_in_outbox": outbox.status.count,
+        "sandbox_restarts": restarts.value,
+        "token_expiries": expiries.value,
     ]
 }
 

@@ -40,7 +40,7 @@ func soakRefresh(_ sandbox: Sandbox, _ settings: RefreshSoakSettings, directory:
     var finished: [LoopProbe] = []
     var corruptions = 0
     var kills = 0
-    let pause = settings.seconds / Double(settings.kills + 1)
+    let pause = (settings.seconds - 1.5) / Double(settings.kills + 1)
     while Date() < end {
         try await Task.sleep(nanoseconds: UInt64(pause * 1e9))
         // Tokens that expire all the time: every process keeps refreshing, so kills land in refreshes.

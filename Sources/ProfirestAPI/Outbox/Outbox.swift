@@ -91,9 +91,18 @@ public final class Outbox: Sendable {
         guard UUID(uuidString: punch.id) != nil else {
             throw ProfirestUsageError("a punch's id is a UUID (ProfirestApi.uuid()), not \"\(punch.id.prefix(40))\"")
         }
-        guard !punch.type.isEmpty else { throw ProfirestUsageError("a punch needs its type, e.g. \"clock_in\"") }
-        guard let credential = punch.credential, !credential.secret.isEmpty else {
+        // Checked here, against the contract, rather than by the server at replay: a bad punch found only then could
+        // no longer be put right by the person who made it.
+        guard AttendancePunchType.knownValues.contains(AttendancePunchType(rawValue: punch.type)) else {
+            throw ProfirestUsageError("a punch's type is one of clock_in, clock_out, break_start, break_end, not \"\(punch.type.prefix(40))\"")
+        }
+        guard let credential = punch.credential else {
             throw ProfirestUsageError("a queued punch needs its credential (the PIN or card): it is sent without a staff session")
+        }
+        guard StaffCredentialMethod.knownValues.contains(StaffCredentialMethod(rawValue: credential.method)),
+            (1...64).contains(credential.secret.count)
+        else {
+            throw ProfirestUsageError("a punch's credential is a method pin or card with a secret of 1–64 characters")
         }
         guard !restaurantID.isEmpty, !restaurantID.contains("/") else {
             throw ProfirestUsageError("restaurantID \"\(restaurantID)\" is not a restaurant id")

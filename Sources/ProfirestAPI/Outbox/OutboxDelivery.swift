@@ -60,7 +60,23 @@ extension Outbox {
                 body: (try JSONCoding.encode(JSONValue.object(["punches": .array(punches)])), "application/json"),
                 options: options)
         } catch {
-            return everyone(verdict(error))
+            let whole = verdict(error)
+            if case .refused = whole, entries.count > 1 {
+                // A refusal of the whole batch must not take every punch in it along: each goes alone, so only the
+                // one the server cannot take is refused.
+                var verdicts: [String: Verdict] = [:]
+                for entry in entries {
+                    let alone = await sendBatch([entry])[entry.id] ?? whole
+                    verdicts[entry.id] = alone
+                    // No answer for this one: the rest wait behind it, in order.
+                    if case .kept = alone {
+                        for later in entries where verdicts[later.id] == nil { verdicts[later.id] = alone }
+                        break
+                    }
+                }
+                return verdicts
+            }
+            return everyone(whole)
         }
         guard let results = Self.json(in: response)?["results"]?.arrayValue else {
             return everyone(.kept(unreadable(response)))

@@ -153,6 +153,27 @@ final class OutboxTests: XCTestCase {
         XCTAssertEqual(outbox.status.count, 0)
     }
 
+    func testABatchRefusedAsAWholeIsSentPunchByPunch() async throws {
+        let failures = Locked([OutboxFailure]())
+        let h = Harness([offline, offline, offline], accessToken: "at_test")
+        let outbox = try h.api.outbox(path: path, onFailure: { failure in failures.withLock { $0.append(failure) } })
+        let punches = [punch(), punch("clock_out"), punch()]
+        for p in punches { _ = try await outbox.punch(restaurantID: "11", p) }
+        // The server refuses the batch of three as a whole, then takes the punches one by one except the second.
+        let alone = { (id: String, status: Int) -> Step in
+            .json(200, ["results": [["id": .string(id), "status": .integer(status),
+                                     "problem": ["code": "attendance_state_conflict", "title": "No", "status": .integer(status)]]]])
+        }
+        let replay = Harness(
+            [.problem(422, "validation_failed"), alone(punches[0].id, 201), alone(punches[1].id, 409), alone(punches[2].id, 201)],
+            accessToken: "at_test")
+        let again = try replay.api.outbox(path: path, onFailure: { failure in failures.withLock { $0.append(failure) } })
+        await again.flush()
+        XCTAssertEqual(again.status.count, 0)
+        XCTAssertEqual(replay.requests.count, 4)
+        XCTAssertEqual(failures.withLock { $0.map(\.item.id) }, [punches[1].id])
+    }
+
     func testBadInputIsRefusedWhenHandedIn() async throws {
         let h = Harness([], accessToken: "at_test")
         let outbox = try h.api.outbox(path: path, capacity: 1)
@@ -163,6 +184,9 @@ final class OutboxTests: XCTestCase {
             { _ = try await outbox.punch(restaurantID: "11", AttendancePunchCreate(id: "7", type: "clock_in", credential: StaffCredential(method: "pin", secret: "1"))) },
             { _ = try await outbox.post("https://elsewhere.example/x", body: ["a": 1]) },
             { _ = try await outbox.post("/customers", body: ["a": 1], idempotencyKey: "") },
+            { _ = try await outbox.punch(restaurantID: "11", AttendancePunchCreate(id: ProfirestApi.uuid(), type: "lunch", credential: StaffCredential(method: "pin", secret: "1234"))) },
+            { _ = try await outbox.punch(restaurantID: "11", AttendancePunchCreate(id: ProfirestApi.uuid(), type: "clock_in", credential: StaffCredential(method: "pin", secret: String(repeating: "1", count: 65)))) },
+            { _ = try await outbox.punch(restaurantID: "11/../12", self.punch()) },
         ] as [() async throws -> Void] {
             let e = await usageError(bad)
             XCTAssertNotNil(e)
