@@ -144,3 +144,12 @@ final class FeedClock: @unchecked Sendable {
         if seen { advance(seconds) }
     }
 }
+
+extension FeedClock {
+    /// A `sleep` that ends only when cancelled (its clock is never moved on), for tests where a background waiter
+    /// such as the staff session's timer must stay out of the way.
+    static var parkedSleep: @Sendable (TimeInterval) async throws -> Void {
+        let clock = FeedClock(changes: Changes())
+        return { try await clock.sleep($0) }
+    }
+}
