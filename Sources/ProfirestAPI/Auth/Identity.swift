@@ -23,7 +23,7 @@ final class Identity: Sendable {
             store: context.store, endpoint: context.endpoint,
             settings: .init(client: client, fixedAccessToken: fixedAccessToken, refreshMargin: refreshMargin),
             clock: context.clock, sleep: context.sleep, onUnpaired: onUnpaired)
-        staffSessions = StaffSessions(onStaffExpired: onStaffExpired)
+        staffSessions = StaffSessions(clock: context.clock, sleep: context.sleep, onStaffExpired: onStaffExpired)
     }
 
     // MARK: Synchronous state (api.isPaired, restaurantID, deviceID, scopes)
@@ -84,7 +84,8 @@ final class Identity: Sendable {
 
     // MARK: Staff (api.signInStaff, signOutStaff, staff)
 
-    /// After `POST /v2/restaurants/{id}/staff/sessions` answered 201.
+    /// After `POST /v2/restaurants/{id}/staff/sessions` answered 201: keeps the session and starts the timer that
+    /// reports its end on the client's clock.
     @discardableResult
     func staffSignedIn(_ session: StaffSession) -> StaffInfo {
         staffSessions.begin(session, now: context.clock())

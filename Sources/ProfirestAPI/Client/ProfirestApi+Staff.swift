@@ -1,7 +1,8 @@
 import Foundation
 
 // The employee signed in on a register: the staff token stays in memory (`StaffSessions`), goes out as
-// Profirest-Staff-Token with `staff: .auto` / `.required`, and ends with inactivity.
+// Profirest-Staff-Token with `staff: .auto` / `.required`, and ends with inactivity (reported on time by a timer on
+// the client's clock).
 
 extension ProfirestApi {
     /// Signs an employee in with a PIN or a card (`POST /v2/restaurants/{id}/staff/sessions`); later requests

@@ -36,14 +36,20 @@ public struct ProfirestOptions: Sendable {
     public var refreshMargin: TimeInterval
     /// Called when the pairing is lost. Usage: `.init(onUnpaired: { _ in Task { @MainActor in model.paired = false } })`
     public var onUnpaired: (@Sendable (ProfirestAPIError) -> Void)?
-    /// Called when the staff session ends. Usage: `.init(onStaffExpired: { staff in log(staff.name) })`
+    /// Called once when the staff session ends by itself: its idle timeout or `max_expires_at`, reported on time by a
+    /// timer on `clock` (no request needed), or `staff_session_expired` from the server; not on `signOutStaff()` nor
+    /// when a new sign-in replaces the session. It may run on any thread. Usage: `.init(onStaffExpired: { staff in Task { @MainActor in model.lockScreen() } })`
     public var onStaffExpired: (@Sendable (StaffInfo) -> Void)?
     /// Your own transport (proxy, tests); nil means ``URLSessionTransport``. Usage: `.init(transport: myTransport)`
     public var transport: (any HTTPTransport)?
-    /// The clock for Retry-After dates and token expiry; nil means `Date()`. Usage: `.init(clock: { fixedDate })`
+    /// The clock for Retry-After dates, token expiry and the staff session's end; nil means `Date()`.
+    /// Usage: `.init(clock: { fixedDate })`
     public var clock: (@Sendable () -> Date)?
-    /// How to wait between attempts; nil means `Task.sleep`. Tests pass one that returns at once.
-    /// (The per-attempt `timeout` always runs on real time, so an instant `sleep` does not end every attempt.)
+    /// How to wait between attempts and until the staff session's end; nil means `Task.sleep`. Tests pass one that
+    /// returns at once (the staff timer then gives up after a few waits; the next request still notices the end).
+    /// A test's `sleep` that moves its clock on should wait until its clock gets there, or a staff session ends
+    /// right after the sign-in. (The per-attempt `timeout` always runs on real time, so an instant `sleep` does
+    /// not end every attempt.)
     /// Usage: `.init(sleep: { seconds in waits.append(seconds) })`
     public var sleep: (@Sendable (TimeInterval) async throws -> Void)?
 

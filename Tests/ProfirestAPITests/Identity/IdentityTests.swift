@@ -4,18 +4,24 @@ import XCTest
 final class IdentityTests: XCTestCase {
     private let clock = VirtualClock()
 
+    /// `time`: a clock whose sleeps wait for the test; without it, sleeping moves `clock` on at once.
     private func identity(
         _ endpoint: ScriptedEndpoint, storage: any TokenStorage = MemoryTokenStorage(), fixed: String? = nil,
-        onUnpaired: (@Sendable () -> Void)? = nil
+        onUnpaired: (@Sendable () -> Void)? = nil, time: FeedClock? = nil
     ) -> Identity {
         endpoint.deviceAnswer = DeviceAuthorization(
             deviceCode: "dc_secret", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/zarizeni",
             verificationUriComplete: "", expiresIn: 600, interval: 5)
         let clock = self.clock
+        var now: @Sendable () -> Date = clock.function
+        var sleep: @Sendable (TimeInterval) async throws -> Void = { seconds in clock.advance(seconds) }
+        if let time {
+            now = { time.now }
+            sleep = { try await time.sleep($0) }
+        }
         let context = IdentityContext(
             store: StateStore(storage: storage, key: StateStore.defaultKey(clientID: "profirest-pos")),
-            endpoint: endpoint, clientID: "profirest-pos", clock: clock.function,
-            sleep: { seconds in clock.advance(seconds) })
+            endpoint: endpoint, clientID: "profirest-pos", clock: now, sleep: sleep)
         return Identity(context: context, fixedAccessToken: fixed, onUnpaired: onUnpaired)
     }
 
@@ -59,11 +65,17 @@ final class IdentityTests: XCTestCase {
 
     func testUnpairEndsTheStaffSessionAndForgetsTheConnection() async throws {
         let endpoint = ScriptedEndpoint([.tokens(.sample("at_1", refresh: "rt_1"))])
-        let id = identity(endpoint)
-        try await id.pair(scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil).connected()
+        // Time moves only when the test says: a sleep that moved the clock on at once would let the staff
+        // session's timer end the session right after the sign-in.
+        let time = FeedClock(changes: Changes(), origin: clock.now)
+        let id = identity(endpoint, time: time)
+        let pairing = try await id.pair(scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil)
+        async let connected: Void = pairing.connected()
+        await time.expectSleep(5)  // the pairing's first poll
+        try await connected
         id.staffSignedIn(StaffSession(
             token: "st_1", employee: StaffEmployee(id: "emp_1", name: "Jana", role: "manager"), restaurantId: "11",
-            idleTimeoutSeconds: 300, maxExpiresAt: clock.now.addingTimeInterval(3600)))
+            idleTimeoutSeconds: 300, maxExpiresAt: time.now.addingTimeInterval(3600)))
         XCTAssertEqual(id.staff?.employeeID, "emp_1")
         XCTAssertEqual(id.staffToken(), "st_1")
         try await id.unpair()
@@ -85,7 +97,7 @@ final class IdentityTests: XCTestCase {
         let id = Identity(
             context: IdentityContext(
                 store: StateStore(storage: MemoryTokenStorage(), key: "k"), endpoint: endpoint, clientID: "profirest-pos",
-                clock: clock.function),
+                clock: clock.function, sleep: FeedClock.parkedSleep),
             onStaffExpired: { expired.record($0) })
         id.staffSignedIn(StaffSession(
             token: "st_1", employee: StaffEmployee(id: "emp_1", name: "Jana", role: "manager"), restaurantId: "11",
@@ -124,7 +136,8 @@ final class IdentityTests: XCTestCase {
 
 final class IdentityRedactionTests: XCTestCase {
     func testNoSecretInDescriptionsOrDumps() async throws {
-        let clock = VirtualClock()
+        // Time moves only when the test says, so the staff session's timer leaves the session to be dumped.
+        let clock = FeedClock(changes: Changes())
         let endpoint = ScriptedEndpoint([.tokens(.sample("at_secret_access", refresh: "rt_secret_refresh"))])
         endpoint.deviceAnswer = DeviceAuthorization(
             deviceCode: "dc_secret_device", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/z",
@@ -132,14 +145,17 @@ final class IdentityRedactionTests: XCTestCase {
         let store = StateStore(storage: MemoryTokenStorage(), key: "profirest-api:moje-aplikace")
         let context = IdentityContext(
             store: store, endpoint: endpoint, clientID: "moje-aplikace", clientSecret: "cs_secret_client",
-            clock: clock.function, sleep: { clock.advance($0) })
+            clock: { clock.now }, sleep: { try await clock.sleep($0) })
         let id = Identity(context: context, fixedAccessToken: nil)
         let pairing = try await id.pair(scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil)
-        try await pairing.connected()
+        async let connected: Void = pairing.connected()
+        await clock.expectSleep(5)  // the pairing's first poll
+        try await connected
         _ = try id.authorizationURL(redirectURI: "app://cb", scope: "a", prompt: nil)
         id.staffSignedIn(StaffSession(
             token: "st_secret_staff", employee: StaffEmployee(id: "emp_1", name: "Jana", role: "manager"),
             restaurantId: "11", idleTimeoutSeconds: 300, maxExpiresAt: clock.now.addingTimeInterval(3600)))
+        XCTAssertEqual(id.staffSessions.currentInfo?.employeeID, "emp_1", "the session is there to be dumped")
         let state = try store.read()
         let verifier = try XCTUnwrap(state.pendingConsent?.codeVerifier)
         let fixed = Identity(context: context, fixedAccessToken: "at_secret_fixed")

@@ -4,6 +4,12 @@ import XCTest
 final class StaffSessionsTests: XCTestCase {
     private let clock = VirtualClock()
 
+    /// The timer's time stands still before any end and its sleep never ends: these tests see only the lazy path
+    /// (the next `staffToken`) and the server's rejection. StaffExpiryTimerTests drive the timer.
+    private func sessions(onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil) -> StaffSessions {
+        StaffSessions(clock: { .distantPast }, sleep: FeedClock.parkedSleep, onStaffExpired: onStaffExpired)
+    }
+
     private func session(idle: Int = 300, maxIn: TimeInterval = 3600, token: String = "st_secret_token_1") -> StaffSession {
         StaffSession(
             token: token, employee: StaffEmployee(id: "emp_1", name: "Jana Nováková", role: "manager"),
@@ -12,7 +18,7 @@ final class StaffSessionsTests: XCTestCase {
 
     func testIdleTimeoutEndsTheSession() {
         let expired = InfoLog()
-        let staff = StaffSessions(onStaffExpired: { expired.record($0) })
+        let staff = sessions(onStaffExpired: { expired.record($0) })
         let info = staff.begin(session(), now: clock.now)
         XCTAssertEqual(info, StaffInfo(employeeID: "emp_1", name: "Jana Nováková", role: "manager", restaurantID: "11",
                                        expiresAt: clock.now.addingTimeInterval(300)))
@@ -25,7 +31,7 @@ final class StaffSessionsTests: XCTestCase {
     }
 
     func testSuccessfulRequestExtendsTheIdleTimeout() {
-        let staff = StaffSessions()
+        let staff = sessions()
         staff.begin(session(), now: clock.now)
         clock.advance(200)
         staff.touch(token: "st_secret_token_1", now: clock.now)
@@ -37,7 +43,7 @@ final class StaffSessionsTests: XCTestCase {
     }
 
     func testRequestOfAnEarlierSessionExtendsNothing() {
-        let staff = StaffSessions()
+        let staff = sessions()
         staff.begin(session(token: "st_first_session"), now: clock.now)
         staff.begin(session(token: "st_second_session"), now: clock.now)
         clock.advance(200)
@@ -47,7 +53,7 @@ final class StaffSessionsTests: XCTestCase {
     }
 
     func testMaximumWinsOverActivity() {
-        let staff = StaffSessions()
+        let staff = sessions()
         staff.begin(session(idle: 300, maxIn: 500), now: clock.now)
         clock.advance(250)
         staff.touch(token: "st_secret_token_1", now: clock.now)
@@ -58,7 +64,7 @@ final class StaffSessionsTests: XCTestCase {
 
     func testOnStaffExpiredFiresOnce() {
         let expired = InfoLog()
-        let staff = StaffSessions(onStaffExpired: { expired.record($0) })
+        let staff = sessions(onStaffExpired: { expired.record($0) })
         staff.begin(session(), now: clock.now)
         clock.advance(301)
         for _ in 0..<5 { XCTAssertNil(staff.staffToken(now: clock.now)) }
@@ -69,7 +75,7 @@ final class StaffSessionsTests: XCTestCase {
 
     func testServerRejectionEndsTheSessionOnce() {
         let expired = InfoLog()
-        let staff = StaffSessions(onStaffExpired: { expired.record($0) })
+        let staff = sessions(onStaffExpired: { expired.record($0) })
         staff.begin(session(), now: clock.now)
         staff.rejected(token: "st_other")  // not ours: ignored
         XCTAssertNotNil(staff.staffToken(now: clock.now))
@@ -81,7 +87,7 @@ final class StaffSessionsTests: XCTestCase {
 
     func testSignOutReturnsTheTokenWithoutExpiryCallback() {
         let expired = InfoLog()
-        let staff = StaffSessions(onStaffExpired: { expired.record($0) })
+        let staff = sessions(onStaffExpired: { expired.record($0) })
         staff.begin(session(), now: clock.now)
         XCTAssertEqual(staff.end(), "st_secret_token_1")
         XCTAssertNil(staff.end())
@@ -93,7 +99,7 @@ final class StaffSessionsTests: XCTestCase {
         let storage = MemoryTokenStorage()
         let store = StateStore(storage: storage, key: "profirest-api:profirest-pos")
         try store.update { $0.accessToken = "at_device" }
-        let staff = StaffSessions()
+        let staff = sessions()
         let info = staff.begin(session(), now: clock.now)
         try store.update { $0.restaurantID = "11" }
         let document = try XCTUnwrap(storage.get("profirest-api:profirest-pos"))

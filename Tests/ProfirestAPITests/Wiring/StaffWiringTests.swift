@@ -2,14 +2,16 @@ import Foundation
 import XCTest
 @testable import ProfirestAPI
 
-/// The staff session through the facade and the pipeline: required, automatic, idle extension, expiry by the server.
+/// The staff session through the facade and the pipeline: required, automatic, idle extension, expiry on time and by
+/// the server. The client's `sleep` waits for the test to move the clock, so the session's timer runs in virtual time.
 final class StaffWiringTests: XCTestCase {
     private func client(
         _ handler: @escaping RoutingTransport.Handler, onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil
     ) throws -> (WiredClient, RoutingTransport) {
         let transport = RoutingTransport(handler)
         let client = try WiredClient(
-            transport: transport, tokens: ("at_valid_0123456789", "rt_1_0123456789", 86_400), onStaffExpired: onStaffExpired)
+            transport: transport, tokens: ("at_valid_0123456789", "rt_1_0123456789", 86_400), onStaffExpired: onStaffExpired,
+            sleeping: .untilAdvanced)
         return (client, transport)
     }
 
@@ -55,10 +57,59 @@ final class StaffWiringTests: XCTestCase {
         let (client, transport) = try client(Self.signIn, onStaffExpired: { expired.record($0) })
         try await client.api.signInStaff(restaurantID: "11", credential: StaffCredential(method: "pin", secret: "1234"))
         client.clock.advance(301)
+        // The timer (woken by the clock) and this request race to notice the end; one of them reports it.
         try await client.api.get("/restaurants/11/tabs")
         XCTAssertNil(transport.requests.last?.header("Profirest-Staff-Token"))
         XCTAssertNil(client.api.staff)
+        let reported = await eventually { expired.all.count == 1 }
+        XCTAssertTrue(reported)
         XCTAssertEqual(expired.all.map(\.employeeID), ["emp_1"])
+    }
+
+    func testAnIdleRegisterIsToldOnTimeWithoutARequest() async throws {
+        let expired = CallRecorder<StaffInfo>()
+        let (client, transport) = try client(Self.signIn, onStaffExpired: { expired.record($0) })
+        try await client.api.signInStaff(restaurantID: "11", credential: StaffCredential(method: "pin", secret: "1234"))
+        await client.clock.expectSleep(300)
+        let reported = await eventually { expired.all.count == 1 }
+        XCTAssertTrue(reported)
+        XCTAssertEqual(expired.all.map(\.name), ["Jana Nováková"])
+        XCTAssertEqual(expired.all.first?.expiresAt, WiredClient.start.addingTimeInterval(300))
+        XCTAssertNil(client.api.staff)
+        XCTAssertEqual(transport.requests.count, 1, "only the sign-in: nothing else was needed to notice the end")
+        // Requests go on without the staff token, and nothing is reported again.
+        try await client.api.get("/restaurants/11/tabs")
+        XCTAssertNil(transport.requests.last?.header("Profirest-Staff-Token"))
+        XCTAssertEqual(expired.all.count, 1)
+    }
+
+    func testARequestMovesTheEndTheTimerWaitsFor() async throws {
+        let expired = CallRecorder<StaffInfo>()
+        let (client, _) = try client(Self.signIn, onStaffExpired: { expired.record($0) })
+        try await client.api.signInStaff(restaurantID: "11", credential: StaffCredential(method: "pin", secret: "1234"))
+        await client.clock.changes.until("the timer asleep") { client.clock.pending == [300] }
+        client.clock.advance(299)
+        try await client.api.get("/restaurants/11/tabs")  // succeeds with the staff token: the end moves to 599
+        client.clock.advance(1)
+        await client.clock.changes.until("the timer asleep again") { client.clock.pending == [299] }
+        XCTAssertEqual(client.api.staff?.expiresAt, WiredClient.start.addingTimeInterval(599))
+        XCTAssertTrue(expired.all.isEmpty)
+        client.clock.advance(299)
+        let reported = await eventually { expired.all.count == 1 }
+        XCTAssertTrue(reported)
+        XCTAssertNil(client.api.staff)
+    }
+
+    func testSignOutStopsTheTimer() async throws {
+        let expired = CallRecorder<StaffInfo>()
+        let (client, _) = try client(Self.signIn, onStaffExpired: { expired.record($0) })
+        try await client.api.signInStaff(restaurantID: "11", credential: StaffCredential(method: "pin", secret: "1234"))
+        await client.clock.changes.until("the timer asleep") { client.clock.pending == [300] }
+        await client.api.signOutStaff()
+        await client.clock.changes.until("the timer stopped") { client.clock.pending.isEmpty }
+        client.clock.advance(3600)
+        XCTAssertTrue(expired.all.isEmpty)
+        XCTAssertEqual(client.clock.requested, [300])
     }
 
     func testStaffSessionExpiredFromTheServerDropsTheSessionAndCallsOnStaffExpiredOnce() async throws {

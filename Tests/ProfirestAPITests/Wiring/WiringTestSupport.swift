@@ -34,17 +34,26 @@ final class RoutingTransport: HTTPTransport, @unchecked Sendable {
 struct WiredClient {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// What the client's `sleep` does with the virtual clock.
+    enum Sleeping {
+        /// Moves the clock on at once, so retries need no driving. Every sleeper moves time for all, though, and the
+        /// staff session's timer sleeps until the session's end: with it, a sign-in would run out at once.
+        case passesTimeAtOnce
+        /// Waits until the test moves the clock past its end (`clock.advance`, `clock.expectSleep`).
+        case untilAdvanced
+    }
+
     let api: ProfirestApi
     let storage: MemoryTokenStorage
-    let clock: VirtualClock
+    let clock: FeedClock
 
     init(
         transport: any HTTPTransport, clientID: String? = "profirest-pos", clientSecret: String? = nil,
         accessToken: String? = nil, tokens: (access: String, refresh: String?, expiresIn: TimeInterval)? = nil,
         retries: Int = 3, onUnpaired: (@Sendable (ProfirestAPIError) -> Void)? = nil,
-        onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil
+        onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil, sleeping: Sleeping = .passesTimeAtOnce
     ) throws {
-        let clock = VirtualClock(Self.start)
+        let clock = FeedClock(changes: Changes(), origin: Self.start)
         let storage = MemoryTokenStorage()
         if let tokens, let clientID {
             var state = StoredState()
@@ -54,11 +63,15 @@ struct WiredClient {
             state.restaurantID = "11"
             try storage.set(StateStore.defaultKey(clientID: clientID), try state.encoded())
         }
+        let sleep: @Sendable (TimeInterval) async throws -> Void
+        switch sleeping {
+        case .passesTimeAtOnce: sleep = { seconds in clock.advance(seconds) }
+        case .untilAdvanced: sleep = { seconds in try await clock.sleep(seconds) }
+        }
         let options = ProfirestOptions(
             baseURL: "https://api.mujprofirest.cz", clientID: clientID, clientSecret: clientSecret,
             accessToken: accessToken, storage: storage, retries: retries, onUnpaired: onUnpaired,
-            onStaffExpired: onStaffExpired, transport: transport, clock: clock.function,
-            sleep: { seconds in clock.advance(seconds) })
+            onStaffExpired: onStaffExpired, transport: transport, clock: { clock.now }, sleep: sleep)
         api = ProfirestApi(options: options, authorizer: nil, attemptTimer: { _ in try await Task.sleep(nanoseconds: 60_000_000_000) }, random: { 0.5 })
         self.storage = storage
         self.clock = clock
