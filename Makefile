@@ -107,16 +107,19 @@ clean:
 
 ## soak: writes through the outbox against the sandbox's random faults (30 %), a restart and a token expiry, counted
 ## from the sandbox's own records, and SIGKILLed writers finished by a restart (benchmarks/ProfirestBench/Soak.swift);
-## writes benchmarks/results/soak.json and fails when a write is lost or doubled. SOAK_WRITES, SOAK_KILLS set the size.
+## then the event feed read through stream cuts, outages, polling phases and cursor expiries, counted by event id
+## (SoakEvents.swift); writes benchmarks/results/soak.json and fails when a write is lost or doubled.
+## SOAK_WRITES, SOAK_KILLS, SOAK_EVENTS set the size.
 SOAK_WRITES ?= 10000
 SOAK_KILLS ?= 100
+SOAK_EVENTS ?= 100000
 soak: venv
 	$(SWIFT) build -c release --product ProfirestBench $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
 	$(SWIFT) build -c release --product ProfirestRefreshProbe $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build -c release --show-bin-path $(BENCH_BUILD_FLAGS))/ProfirestBench \
-		--soak --writes $(SOAK_WRITES) --kill-trials $(SOAK_KILLS) --output benchmarks/results/soak.json
+		--soak --writes $(SOAK_WRITES) --kill-trials $(SOAK_KILLS) --events $(SOAK_EVENTS) --output benchmarks/results/soak.json
 
 ## soak-short: the same, small, in the debug build (part of make test); results in .build/soak-short.json
 soak-short: venv build
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build --show-bin-path)/ProfirestBench \
-		--soak --writes 600 --kill-trials 5 --refresh-seconds 8 --refresh-kills 12 --output .build/soak-short.json
+		--soak --writes 600 --kill-trials 5 --refresh-seconds 8 --refresh-kills 12 --events 3000 --output .build/soak-short.json

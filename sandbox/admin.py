@@ -260,6 +260,40 @@ async def sold_out(request):
     return json_response({"restaurant_id": rid, "sold_out": ids})
 
 
+# Synthetic events (POST /_sandbox/events): a type and data that describe the sandbox's state truthfully, so a client
+# that acts on them (fetches the catalog again) sees nothing inconsistent. Only types whose data needs no new object.
+MAX_SYNTHETIC_EVENTS = 10_000
+
+
+def _catalog_updated(sb: Sandbox, rid: str) -> dict:
+    """The data of catalog.updated as /_sandbox/catalog/…/sold_out emits it: the products sold out now."""
+    from .commerce import products_of
+    return {"sold_out": [pid for pid, p in products_of(sb, rid).items() if not p["available"]]}
+
+
+SYNTHETIC_EVENTS = {"catalog.updated": _catalog_updated}
+
+
+async def synthetic_events(request):
+    """{"count": N, "type": "catalog.updated", "restaurant_id": "11"}: N events appended to the feed at once, for
+    soak tests of event readers (producing them through the public API costs a request or more each)."""
+    sb = sb_of(request)
+    body = await _json(request)
+    type_ = body.get("type", "catalog.updated")
+    rid = str(body.get("restaurant_id") or "11")
+    count = body.get("count", 1)
+    if type_ not in SYNTHETIC_EVENTS:
+        return _err(400, f"type is one of {', '.join(SYNTHETIC_EVENTS)}")
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_SYNTHETIC_EVENTS:
+        return _err(400, f"count is an integer 1…{MAX_SYNTHETIC_EVENTS}")
+    if not sb.restaurant(rid):
+        return _err(404, f"no restaurant {rid}")
+    from . import events
+    data = SYNTHETIC_EVENTS[type_](sb, rid)
+    ids = sb.emit_many(type_, rid, [dict(data) for _ in range(count)])
+    return json_response({"type": type_, "restaurant_id": rid, "ids": ids, "next_cursor": events.end_cursor(sb)}, 201)
+
+
 async def page(request):
     return web.FileResponse(STATIC / "admin.html", headers={"Cache-Control": "no-store"})
 
@@ -296,6 +330,7 @@ def routes(app: web.Application) -> None:
     r.add_get("/_sandbox/restaurants", restaurants)
     r.add_get("/_sandbox/presence", presence)
     r.add_post("/_sandbox/catalog/{restaurant_id}/sold_out", sold_out)
+    r.add_post("/_sandbox/events", synthetic_events)
     r.add_get("/admin", page)
     r.add_get("/admin/", page)
     r.add_get("/admin/admin.js", page_js)

@@ -164,12 +164,22 @@ class Sandbox:
         async with cond:
             cond.notify_all()
 
-    def emit(self, type: str, restaurant_id: str, data: dict[str, Any]) -> None:
-        self.store.append_event(new_id("evt_", 10), type, restaurant_id, iso(), data)
+    def emit(self, type: str, restaurant_id: str, data: dict[str, Any]) -> str:
+        """Appends an event to the feed and wakes the open streams; its id."""
+        return self.emit_many(type, restaurant_id, [data])[0]
+
+    def emit_many(self, type: str, restaurant_id: str, datas: list[dict[str, Any]]) -> list[str]:
+        """Appends one event per data, in order, and wakes the open streams once (not once per event); their ids."""
+        occurred_at = iso()
+        ids = []
+        for data in datas:
+            ids.append(new_id("evt_", 10))
+            self.store.append_event(ids[-1], type, restaurant_id, occurred_at, data)
         try:
             asyncio.get_running_loop().create_task(self.notify_events())
         except RuntimeError:
             pass
+        return ids
 
 
 # -- the connection behind an access token ------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The event feed: GET /v2/events pages by cursor, GET /v2/events/stream as Server-Sent Events
-(id = cursor, Last-Event-ID resume, heartbeat comments), expired cursors 410, the stream service up/down/cut."""
+(id = cursor, Last-Event-ID resume, heartbeat comments), expired cursors 410, the stream service up/down/cut.
+Events come from the handlers' writes (Sandbox.emit) and, in bulk for soak tests, from POST /_sandbox/events (admin.py)."""
 from __future__ import annotations
 
 import asyncio

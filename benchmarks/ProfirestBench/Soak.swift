@@ -11,6 +11,8 @@
 //       `--kill-trials` times: a writer process (`--soak-writer`) hands writes to an outbox file and is SIGKILLed at
 //       a random moment; a second writer process on the same file delivers what was left. Lost = accepted by the
 //       outbox (journaled) but never recorded; duplicated = recorded twice under one key.
+//   events_*   the event feed read through stream cuts, outages, polling phases and cursor expiries, counted by
+//       event id: SoakEvents.swift (`--events`, 100 000; the cuts and outages scale with it).
 //   refresh_*, token_file_corruptions
 //       processes on one token file, killed at random during refreshes that meet dropped connections (SoakRefresh.swift)
 //
@@ -21,6 +23,7 @@ import ProfirestAPI
 struct SoakSettings {
     var writes = 10_000
     var killTrials = 100
+    var events = 100_000
     var writers = 8
     var refresh = RefreshSoakSettings()
     var output = "benchmarks/results/soak.json"
@@ -36,6 +39,7 @@ struct SoakSettings {
             case "--kill-trials": killTrials = Int(value) ?? killTrials
             case "--refresh-seconds": refresh.seconds = Double(value) ?? refresh.seconds
             case "--refresh-kills": refresh.kills = Int(value) ?? refresh.kills
+            case "--events": events = Int(value) ?? events
             case "--output": output = value
             case "--python": python = value
             default: i -= 1
@@ -64,6 +68,10 @@ func runSoak(_ arguments: [String]) async throws {
 
     var results = try await soakWrites(sandbox, settings: settings, tokens: tokens, outbox: directory.appendingPathComponent("outbox.json").path)
     for (key, value) in try await soakKills(sandbox, settings: settings, tokens: tokens, directory: directory) { results[key] = value }
+    let events = try await soakEvents(
+        sandbox, events: settings.events, cuts: max(10, settings.events / 500), outages: max(2, settings.events / 10_000),
+        storage: directory.appendingPathComponent("events-tokens.json").path)
+    results.merge(events) { $1 }
     for (key, value) in try await soakRefresh(sandbox, settings.refresh, directory: directory) { results[key] = value }
     let stats = try await sandbox.admin("GET", "stats")
     results["body_mismatch_under_key"] = stats["body_mismatch_under_key"] as? Int ?? -1

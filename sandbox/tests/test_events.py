@@ -1,4 +1,5 @@
-"""The event feed: pages by cursor, SSE with ids, resume, heartbeats, stream down and cut, expired cursors."""
+"""The event feed: pages by cursor, SSE with ids, resume, heartbeats, stream down and cut, expired cursors, bulk events."""
+import json
 import queue
 import threading
 import time
@@ -148,3 +149,38 @@ def test_catalog_changes_and_unpairing_are_events(api, pos):
     assert s.next_event() is None or s.next() is None  # the unpaired device's stream ends
     types = [e["type"] for e in api.call("GET", "/v2/events", pos, params={"cursor": start}).json()["data"]]
     assert types == ["catalog.updated", "device.unpaired"]
+
+
+def test_synthetic_events_in_bulk(api, pos):
+    start = api.call("GET", "/v2/events", pos).json()["next_cursor"]
+    s = Stream(api, pos, headers={"Last-Event-ID": start})
+    assert s.next() == ["retry: 2000"]
+    out = api.admin("POST", "/events", {"count": 150, "type": "catalog.updated", "restaurant_id": "11"})
+    assert len(out["ids"]) == len(set(out["ids"])) == 150 and out["restaurant_id"] == "11"
+    # the open stream is woken and gets every one, in order, each with the cursor after it
+    streamed = [dict(l.split(": ", 1) for l in s.next_event()) for _ in range(150)]
+    assert [json.loads(f["data"])["id"] for f in streamed] == out["ids"]
+    assert streamed[-1]["id"] == out["next_cursor"]
+    s.close(api)
+    # polling reads the same events, with data a client may act on: the products sold out now
+    polled, cursor = [], start
+    while True:
+        page = api.call("GET", "/v2/events", pos, params={"cursor": cursor, "limit": 100}).json()
+        polled += page["data"]
+        cursor = page["next_cursor"]
+        if not page["has_more"]:
+            break
+    assert [e["id"] for e in polled] == out["ids"] and cursor == out["next_cursor"]
+    products = api.call("GET", "/v2/restaurants/11/catalog", pos).json()["products"]
+    sold_out = sorted(p["id"] for p in products if not p["available"])
+    assert all(e["type"] == "catalog.updated" and e["restaurant_id"] == "11" and sorted(e["data"]["sold_out"]) == sold_out
+               for e in polled)
+
+
+def test_synthetic_events_refuse_what_they_cannot_make(api):
+    def status(body):
+        return api.http.post(api.base + "/_sandbox/events", json=body).status_code
+
+    assert status({"count": 1, "type": "order.created"}) == 400  # its data would name an order that does not exist
+    assert status({"count": 0}) == 400 and status({"count": 10_001}) == 400 and status({"count": "5"}) == 400
+    assert status({"count": 1, "restaurant_id": "999"}) == 404
