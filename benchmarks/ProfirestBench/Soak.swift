@@ -82,9 +82,13 @@ func runSoak(_ arguments: [String]) async throws {
     for key in results.keys.sorted() { print(key, results[key]!) }
     var bad = [
         "writes_lost", "writes_duplicated", "outbox_lost", "outbox_duplicated", "body_mismatch_under_key",
-        "token_file_corruptions", "refresh_invalid_grant",
+        "token_file_corruptions", "refresh_invalid_grant", "events_gaps", "events_duplicates_after_ack",
     ].filter { (results[$0] as? Int ?? 1) != 0 }
     if (results["refresh_stall_max_s"] as? Double ?? 99) > 5 { bad.append("refresh_stall_max_s") }
+    // The paths the event part exists for must have been taken, or its zeros prove nothing.
+    for reached in ["events_polling_phases", "events_cursor_resets"] where (results[reached] as? Int ?? 0) < 1 {
+        bad.append(reached)
+    }
     if !bad.isEmpty || (results["writes_recorded"] as? Int) != settings.writes {
         throw BenchFailure("soak targets missed: \(bad), recorded \(results["writes_recorded"]!) of \(settings.writes)")
     }
