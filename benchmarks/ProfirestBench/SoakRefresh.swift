@@ -40,8 +40,9 @@ func soakRefresh(_ sandbox: Sandbox, _ settings: RefreshSoakSettings, directory:
     var finished: [LoopProbe] = []
     var corruptions = 0
     var kills = 0
-    let pause = (settings.seconds - 1.5) / Double(settings.kills + 1)
     while Date() < end {
+        // Spread the kills left over the time left (each kill and restart takes time of its own).
+        let pause = max(0.01, (end.timeIntervalSinceNow - 1.5) / Double(settings.kills - kills + 1))
         try await Task.sleep(nanoseconds: UInt64(pause * 1e9))
         // Tokens that expire all the time: every process keeps refreshing, so kills land in refreshes.
         _ = try? await sandbox.admin("POST", "tokens/expire", ["client_id": client])
