@@ -13,6 +13,8 @@
 // A punch made without a connection is kept in the outbox file and sent when the server is back, also after the
 // terminal was killed and started again.
 //
+// `--verbose` prints what the library does (attempts, retries, refreshes, the outbox) on standard error.
+//
 // PROFIREST_BASE_URL sets the API address (https://api.mujprofirest.cz by default), PROFIREST_TOKENS the token
 // file (./profirest-pichacka.json by default — it holds the device's tokens: guard it like a password) and
 // PROFIREST_OUTBOX the outbox file (./profirest-pichacka-outbox.json — it holds queued punches with their PINs
@@ -145,10 +147,16 @@ func showPresence(_ api: ProfirestApi, restaurantID: String) async throws {
 /// The whole terminal; kept in a function so nothing is a global (top-level async code would put globals on the main actor).
 func runTerminal() async {
     let settings = Settings()
+    // --verbose: what the library does, one line each on standard error (redacted: no token, PIN or body).
+    var observer: (@Sendable (ProfirestEvent) -> Void)?
+    if CommandLine.arguments.contains("--verbose") {
+        observer = { event in FileHandle.standardError.write(Data("profirest: \(event)\n".utf8)) }
+    }
     let api = ProfirestApi(options: .init(
         baseURL: settings.baseURL,
         clientID: "profirest-dochazka",
-        storage: FileTokenStorage(path: settings.tokenFile)))
+        storage: FileTokenStorage(path: settings.tokenFile),
+        observer: observer))
 
     await ensurePaired(api)
     if api.restaurantID == nil {

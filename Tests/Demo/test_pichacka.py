@@ -118,8 +118,14 @@ def test_a_punch_without_a_connection_waits_in_the_outbox_through_a_kill(sandbox
 
     # The server is back: the next start delivers the punch, once, and the file forgets it and its PIN.
     _admin(sandbox, "DELETE", "/_sandbox/faults")
-    again = _run(sandbox, tokens, "f\nq\n")
+    verbose = subprocess.run([str(_binary()), "--verbose"], input="f\nq\n", env=_env(sandbox, tokens),
+                             capture_output=True, text=True, timeout=90)
+    again = verbose.stdout
     assert "Ve frontě offline čeká 1 píchnutí." in again
+    # --verbose: what the library did, on standard error, without the PIN or a token.
+    assert "profirest: outbox delivered" in verbose.stderr
+    assert "/v2/restaurants/11/attendance/punches/batch → 200" in verbose.stderr
+    assert "secret" not in verbose.stderr and "access_token" not in verbose.stderr
     after = _run(sandbox, tokens, "k\nq\n")
     assert "  Jana Nováková: v práci" in after
     assert json.loads(outbox.read_text())["items"] == []

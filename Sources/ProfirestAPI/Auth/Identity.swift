@@ -22,7 +22,7 @@ final class Identity: Sendable {
         refresher = TokenRefresher(
             store: context.store, endpoint: context.endpoint,
             settings: .init(client: client, fixedAccessToken: fixedAccessToken, refreshMargin: refreshMargin),
-            clock: context.clock, sleep: context.sleep, onUnpaired: onUnpaired)
+            clock: context.clock, sleep: context.sleep, onUnpaired: onUnpaired, observe: context.observe)
         staffSessions = StaffSessions(clock: context.clock, sleep: context.sleep, onStaffExpired: onStaffExpired)
     }
 
@@ -80,6 +80,7 @@ final class Identity: Sendable {
     func unpair(revoke: Bool = true) async throws {
         staffSessions.end()
         try await refresher.unpair(revoke: revoke)
+        context.observe?(.unpaired(reason: "requested"))
     }
 
     // MARK: Staff (api.signInStaff, signOutStaff, staff)
@@ -88,7 +89,8 @@ final class Identity: Sendable {
     /// reports its end on the client's clock.
     @discardableResult
     func staffSignedIn(_ session: StaffSession) -> StaffInfo {
-        staffSessions.begin(session, now: context.clock())
+        context.observe?(.staffSignedIn(employeeID: session.employee.id))
+        return staffSessions.begin(session, now: context.clock())
     }
 
     /// For `api.signOutStaff(token:)`: forgets the session and returns its token for

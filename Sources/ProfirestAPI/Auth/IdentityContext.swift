@@ -13,6 +13,8 @@ struct IdentityContext: Sendable {
     let clock: @Sendable () -> Date
     /// Waits the given seconds; throws `CancellationError` when the waiting task is cancelled.
     let sleep: @Sendable (TimeInterval) async throws -> Void
+    /// The client's `observer` option, nil when nobody listens.
+    let observe: (@Sendable (ProfirestEvent) -> Void)?
 
     init(
         store: StateStore, endpoint: any OAuthEndpoint, clientID: String?, clientSecret: String? = nil,
@@ -20,7 +22,8 @@ struct IdentityContext: Sendable {
         clock: @escaping @Sendable () -> Date = { Date() },
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
             try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
-        }
+        },
+        observe: (@Sendable (ProfirestEvent) -> Void)? = nil
     ) {
         self.store = store
         self.endpoint = endpoint
@@ -29,6 +32,7 @@ struct IdentityContext: Sendable {
         self.baseURL = baseURL
         self.clock = clock
         self.sleep = sleep
+        self.observe = observe
     }
 
     /// The client for token requests, or a usage error naming the call that needs a client_id.

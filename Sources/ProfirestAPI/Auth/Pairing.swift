@@ -192,6 +192,7 @@ public final class Pairing: Sendable {
             stored.apply(response, now: clock())
         }
         progress.withLock { $0.isConnected = true }
+        context.observe?(.paired)
         return true
     }
 

@@ -105,6 +105,7 @@ struct PartnerAuthorization: Sendable {
             stored.forgetConnection()
             stored.apply(response, now: clock())
         }
+        context.observe?(.paired)
     }
 
     private func clearPending() async throws {

@@ -34,6 +34,7 @@ actor TokenRefresher {
     private let clock: @Sendable () -> Date
     private let sleep: @Sendable (TimeInterval) async throws -> Void
     private let onUnpaired: (@Sendable () -> Void)?
+    private let observe: (@Sendable (ProfirestEvent) -> Void)?
     private var inFlight: Task<String, Error>?
     private var refreshTimes: [Date] = []
 
@@ -41,7 +42,7 @@ actor TokenRefresher {
         store: StateStore, endpoint: any OAuthEndpoint, settings: Settings,
         clock: @escaping @Sendable () -> Date = { Date() },
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max(0, $0) * 1e9)) },
-        onUnpaired: (@Sendable () -> Void)? = nil
+        onUnpaired: (@Sendable () -> Void)? = nil, observe: (@Sendable (ProfirestEvent) -> Void)? = nil
     ) {
         self.store = store
         self.endpoint = endpoint
@@ -49,6 +50,7 @@ actor TokenRefresher {
         self.clock = clock
         self.sleep = sleep
         self.onUnpaired = onUnpaired
+        self.observe = observe
     }
 
     /// A token to send now: the stored one while fresh, otherwise a renewed one.
@@ -101,7 +103,11 @@ actor TokenRefresher {
         }
         if revoke, let refreshToken, let client = settings.client {
             let form = client.form(["token": refreshToken, "token_type_hint": "refresh_token"])
-            try? await endpoint.revoke(form: form, basicAuth: client.basicAuth)
+            do {
+                try await endpoint.revoke(form: form, basicAuth: client.basicAuth)
+            } catch {
+                observe?(.revocationFailed(code: (error as? ProfirestAPIError)?.code ?? (error as? ProfirestOAuthError)?.error ?? ErrorCode.networkError))
+            }
         }
     }
 
@@ -133,9 +139,11 @@ actor TokenRefresher {
         switch outcome {
         case .refreshed(let token):
             refreshTimes.append(clock())
+            observe?(.tokenRefreshed(byThisProcess: true))
             if store.generation == generation { return token }
             return try tokenAfterChange(replacing: old)
         case .adopted(let token):
+            observe?(.tokenRefreshed(byThisProcess: false))
             if store.generation == generation { return token }
             return try tokenAfterChange(replacing: old)
         case .discarded:

@@ -16,15 +16,28 @@ extension ProfirestApi {
         let context = IdentityContext(
             store: StateStore(storage: options.storage, key: options.effectiveStorageKey), endpoint: endpoint,
             clientID: options.clientID, clientSecret: options.clientSecret, baseURL: root, clock: settings.clock,
-            sleep: settings.sleep)
+            sleep: settings.sleep, observe: settings.observe)
         let errors = ErrorFactory(language: options.language, redaction: Redaction(secrets: []))
         var onUnpaired: (@Sendable () -> Void)?
-        if let handler = options.onUnpaired {
+        var onStaffExpired = options.onStaffExpired
+        if let observe = settings.observe {
+            // The observer hears of both ends as well, before the app's own handlers.
+            let handler = options.onUnpaired
+            onUnpaired = {
+                observe(.unpaired(reason: "invalid_grant"))
+                handler?(IdentityAuthorizer.notPaired(errors))
+            }
+            let expired = options.onStaffExpired
+            onStaffExpired = { info in
+                observe(.staffSessionEnded(employeeID: info.employeeID, expired: true))
+                expired?(info)
+            }
+        } else if let handler = options.onUnpaired {
             onUnpaired = { handler(IdentityAuthorizer.notPaired(errors)) }
         }
         return Identity(
             context: context, fixedAccessToken: options.accessToken, refreshMargin: options.refreshMargin,
-            onUnpaired: onUnpaired, onStaffExpired: options.onStaffExpired)
+            onUnpaired: onUnpaired, onStaffExpired: onStaffExpired)
     }
 
     // MARK: State

@@ -26,7 +26,11 @@ extension ProfirestApi {
             identity.staffSessions.end(token: token)
             ended = token
         } else {
+            let employee = identity.staffSessions.currentInfo
             ended = identity.staffSignedOut()
+            if let employee, ended != nil {
+                pipeline.settings.observe?(.staffSessionEnded(employeeID: employee.employeeID, expired: false))
+            }
         }
         guard let ended else { return }
         // Best effort: the session ends by itself on the server after its idle timeout anyway.

@@ -53,7 +53,8 @@ public final class ProfirestApi: Sendable {
         let settings = PipelineSettings(
             retries: options.retries, retryDelay: options.retryDelay, maxRetryWait: options.maxRetryWait,
             timeout: options.timeout, language: options.language, clock: options.clock ?? { Date() },
-            sleep: options.sleep ?? AttemptDeadline.realTimer, attemptTimer: attemptTimer, random: random)
+            sleep: options.sleep ?? AttemptDeadline.realTimer, attemptTimer: attemptTimer, random: random,
+            observe: options.observer)
         let transport = options.transport ?? URLSessionTransport()
         identity = Self.makeIdentity(options: options, base: base, transport: transport, settings: settings)
         let errors = ErrorFactory(language: options.language, redaction: Redaction(secrets: []))

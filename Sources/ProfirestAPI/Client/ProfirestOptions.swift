@@ -52,6 +52,10 @@ public struct ProfirestOptions: Sendable {
     /// not end every attempt.)
     /// Usage: `.init(sleep: { seconds in waits.append(seconds) })`
     public var sleep: (@Sendable (TimeInterval) async throws -> Void)?
+    /// Hears what the library does — attempts, retries, refreshes, pairing, staff sessions, the event feed, the
+    /// outbox — as redacted ``ProfirestEvent``s; nil costs nothing. Called on the library's threads: keep it quick.
+    /// Usage: `.init(observer: { event in logger.debug("\(event, privacy: .public)") })`
+    public var observer: (@Sendable (ProfirestEvent) -> Void)?
 
     /// Usage: `ProfirestOptions(clientID: "profirest-dochazka", storage: FileTokenStorage(path: "tokens.json"))`
     public init(
@@ -71,7 +75,8 @@ public struct ProfirestOptions: Sendable {
         onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil,
         transport: (any HTTPTransport)? = nil,
         clock: (@Sendable () -> Date)? = nil,
-        sleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
+        sleep: (@Sendable (TimeInterval) async throws -> Void)? = nil,
+        observer: (@Sendable (ProfirestEvent) -> Void)? = nil
     ) {
         self.baseURL = baseURL
         self.clientID = clientID
@@ -90,6 +95,7 @@ public struct ProfirestOptions: Sendable {
         self.transport = transport
         self.clock = clock
         self.sleep = sleep
+        self.observer = observer
     }
 
     /// The storage key in effect. Usage: `options.effectiveStorageKey`

@@ -13,6 +13,7 @@ extension EventFeedReader {
             schedule.streamUnavailable(retryAfter: error.retryAfter, now: feed.now)
             return
         } catch let error as ProfirestAPIError where error.code == ErrorCode.networkError || error.code == ErrorCode.timeout {
+            feed.settings.observe?(.feed(.dropped))
             try await reconnectLater(delivered: false)
             return
         }
@@ -24,6 +25,7 @@ extension EventFeedReader {
         }
         schedule.succeeded()
         streaming(true)
+        feed.settings.observe?(.feed(.connected))
         let progress = Locked(StreamProgress(cursor: start))
         do {
             try await StreamSession(feed: feed, progress: progress).read(head.body)
@@ -39,6 +41,7 @@ extension EventFeedReader {
     /// Takes over what the connection achieved, whichever way it ended.
     private mutating func ended(_ outcome: StreamProgress) {
         streaming(false)
+        feed.settings.observe?(.feed(.dropped))
         cursor = outcome.cursor
         if let retry = outcome.retry { schedule.serverRetry(milliseconds: retry) }
     }

@@ -13,6 +13,8 @@ struct EventFeedReader {
     var cursor: String?
     /// A `cursor_expired` whose `onReset` is still to be called, once the new start is known.
     var pendingReset: ProfirestAPIError?
+    /// Whether the last read was a poll, so the observer hears of a switch to polling once.
+    var polling = false
 
     init(feed: EventFeed, streaming: @escaping @Sendable (Bool) -> Void) {
         self.feed = feed
@@ -27,8 +29,11 @@ struct EventFeedReader {
                 if cursor == nil {
                     try await startAtEnd()
                 } else if schedule.streamDue(now: feed.now) {
+                    polling = false
                     try await readStream()
                 } else {
+                    if !polling { feed.settings.observe?(.feed(.polling)) }
+                    polling = true
                     try await poll()
                 }
             } catch {

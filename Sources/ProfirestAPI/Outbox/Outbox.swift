@@ -164,6 +164,7 @@ public final class Outbox: Sendable {
             }
             entries.append(entry)
         }
+        api.pipeline.settings.observe?(.outbox(.enqueued(id: entry.id)))
         _ = state.withLock { $0.awaited.insert(entry.id) }
         defer { _ = state.withLock { $0.awaited.remove(entry.id) } }
         wakeRunner()

@@ -160,6 +160,16 @@ extension Outbox {
             // Not written: the settled writes stay and go again later, which the server answers from its records.
             return true
         }
+        if let observe = api.pipeline.settings.observe {
+            for entry in round {
+                switch verdicts[entry.id] {
+                case .delivered?: observe(.outbox(.delivered(id: entry.id)))
+                case .refused(let error)?: observe(.outbox(.refused(id: entry.id, code: error.code)))
+                case .kept(let error)?: observe(.outbox(.waiting(id: entry.id, code: error.code)))
+                case nil: break
+                }
+            }
+        }
         var refusedLater: [OutboxFailure] = []
         state.withLock { state in
             for entry in round {

@@ -14,6 +14,8 @@ struct PipelineSettings: Sendable {
     var attemptTimer: @Sendable (TimeInterval) async throws -> Void
     /// 0..<1 for the backoff jitter.
     var random: @Sendable () -> Double
+    /// The `observer` option; nil when nobody listens, so nothing is built for it.
+    var observe: (@Sendable (ProfirestEvent) -> Void)? = nil
 }
 
 /// One call ready to go: everything but the per-attempt headers (tokens) is final.
@@ -46,32 +48,65 @@ struct RequestPipeline: Sendable {
 
         var retriesUsed = 0
         var renewal = TokenRenewal()
+        var number = 0
         while true {
             try Task.checkCancellation()
             let attempt = try await authorize(request, headers: headers, options: options, staff: staff, renewal: &renewal)
             let httpRequest = HTTPRequest(
                 method: request.method, url: request.target.url, headers: attempt.headers, body: request.body,
                 timeout: timeout)
+            number += 1
+            let observed = settings.observe.map { observe in
+                Observed(observe: observe, attempt: ProfirestEvent.Attempt(
+                    method: request.method, path: request.target.url.path, number: number,
+                    idempotencyKey: headers[IdempotencyKey.header]))
+            }
+            observed?.started()
+
+            let sent: Result<HTTPResponse, any Error>
+            do {
+                if transport is BoundsEachAttempt {
+                    sent = .success(try await transport.send(httpRequest))
+                } else {
+                    sent = .success(try await AttemptDeadline.run(timeout: timeout, timer: settings.attemptTimer) {
+                        [transport] in try await transport.send(httpRequest)
+                    })
+                }
+            } catch {
+                sent = .failure(error)
+            }
 
             let failed: ProfirestAPIError
-            do {
-                let response: HTTPResponse
-                if transport is BoundsEachAttempt {
-                    response = try await transport.send(httpRequest)
-                } else {
-                    response = try await AttemptDeadline.run(timeout: timeout, timer: settings.attemptTimer) {
-                        [transport] in try await transport.send(httpRequest)
-                    }
+            switch sent {
+            case .failure(let error):
+                do {
+                    failed = try failure(of: error, attempt: attempt, timeout: timeout)
+                } catch {
+                    observed?.finished(status: 0, error: error as? ProfirestAPIError, requestID: nil)
+                    throw error
                 }
-                guard let answered = try failure(of: response, attempt: attempt) else { return response }
-                failed = answered
-            } catch {
-                failed = try failure(of: error, attempt: attempt, timeout: timeout)
+                observed?.finished(status: 0, error: failed, requestID: nil)
+            case .success(let response):
+                // Only when someone listens, and scrubbed: a server that echoes the request may put a token there.
+                let requestID = observed == nil
+                    ? nil : response.header("Profirest-Request-Id").map(errors(attempt).redaction.scrub)
+                do {
+                    guard let answered = try failure(of: response, attempt: attempt) else {
+                        observed?.finished(status: response.status, error: nil, requestID: requestID)
+                        return response
+                    }
+                    failed = answered
+                } catch {
+                    observed?.finished(status: response.status, error: error as? ProfirestAPIError, requestID: requestID)
+                    throw error
+                }
+                observed?.finished(status: response.status, error: failed, requestID: requestID)
             }
 
             if try await renew(after: failed, attempt: attempt, options: options, renewal: &renewal) { continue }
             guard let wait = retryWait(failed, retriesUsed: retriesUsed, retries: retries, replayable: request.replayable)
             else { throw failed }
+            observed?.retry(after: wait, reason: failed.retryAfter != nil ? .retryAfter : .backoff)
             retriesUsed += 1
             try await settings.sleep(wait)
             try Task.checkCancellation()
@@ -114,5 +149,26 @@ struct RequestPipeline: Sendable {
             }
             return (token, true)
         }
+    }
+}
+
+/// One attempt as the `observer` hears of it: started, finished with its duration, a retry scheduled.
+struct Observed {
+    let observe: @Sendable (ProfirestEvent) -> Void
+    let attempt: ProfirestEvent.Attempt
+    let start = DispatchTime.now().uptimeNanoseconds
+
+    func started() { observe(.attemptStarted(attempt)) }
+
+    func finished(status: Int, error: ProfirestAPIError?, requestID: String?) {
+        let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        // The error's request id is already scrubbed of the attempt's tokens; a success's comes from the server.
+        observe(.attemptFinished(attempt, ProfirestEvent.AttemptResult(
+            status: status, duration: duration, requestID: error?.requestID ?? (error == nil ? requestID : nil),
+            errorCode: error?.code)))
+    }
+
+    func retry(after delay: TimeInterval, reason: ProfirestEvent.RetryReason) {
+        observe(.retryScheduled(attempt, delay: delay, reason: reason))
     }
 }

@@ -1,0 +1,124 @@
+import Foundation
+
+/// Something the library did, for the app's log or diagnostics: attempts, retries, refreshes, pairing, staff
+/// sessions, the event feed and the outbox, handed to the `observer` option as it happens.
+///
+/// Redacted by construction: no case carries an access or refresh token, a staff token, a PIN, a client secret or
+/// a body — only methods, paths without their query, statuses, codes, ids and times — so everything here may be
+/// logged as it is.
+///
+/// ```swift
+/// let api = ProfirestApi(options: .init(clientID: "profirest-pos", observer: { event in
+///     FileHandle.standardError.write(Data("profirest: \(event)\n".utf8))
+/// }))
+/// ```
+public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
+    /// An attempt of a request is about to be sent. Usage: `case .attemptStarted(let attempt):`
+    case attemptStarted(Attempt)
+    /// An attempt ended: with an answer (`status`), or without one (`status` 0, `errorCode` network_error or
+    /// timeout). Usage: `case .attemptFinished(let attempt, let result):`
+    case attemptFinished(Attempt, AttemptResult)
+    /// The library waits `delay` seconds before the next attempt. Usage: `case .retryScheduled(let attempt, let delay, let reason):`
+    case retryScheduled(Attempt, delay: TimeInterval, reason: RetryReason)
+    /// New tokens: refreshed by this process, or found already refreshed by another sharing the storage.
+    /// Usage: `case .tokenRefreshed(let byThisProcess):`
+    case tokenRefreshed(byThisProcess: Bool)
+    /// The device was paired, or a partner connected. Usage: `case .paired:`
+    case paired
+    /// The connection was forgotten: `requested` by `unpair()`, or `invalid_grant` when the server ended it.
+    /// Usage: `case .unpaired(let reason):`
+    case unpaired(reason: String)
+    /// Revoking a grant on the server failed (it stays valid until it expires); the code says why.
+    /// Usage: `case .revocationFailed(let code):`
+    case revocationFailed(code: String)
+    /// An employee signed in. Usage: `case .staffSignedIn(let employeeID):`
+    case staffSignedIn(employeeID: String)
+    /// The staff session ended: `expired` (inactivity or its maximum, or the server ended it) or signed out.
+    /// Usage: `case .staffSessionEnded(let employeeID, let expired):`
+    case staffSessionEnded(employeeID: String, expired: Bool)
+    /// The event feed's reading changed: connected to the stream, the stream dropped, or polling.
+    /// Usage: `case .feed(let change):`
+    case feed(FeedChange)
+    /// The outbox took a write in, delivered it, or it was refused for good or is waiting.
+    /// Usage: `case .outbox(let change):`
+    case outbox(OutboxChange)
+
+    /// One attempt of one request, as much as is safe to log. Usage: `attempt.method`
+    public struct Attempt: Sendable, Hashable {
+        /// GET, POST, … Usage: `attempt.method`
+        public let method: String
+        /// The URL's path, without the query (a query may carry a signature). Usage: `attempt.path`
+        public let path: String
+        /// 1 for the first attempt. Usage: `attempt.number`
+        public let number: Int
+        /// The request's Idempotency-Key, if it has one. Usage: `attempt.idempotencyKey`
+        public let idempotencyKey: String?
+    }
+
+    /// How an attempt ended. Usage: `result.status`
+    public struct AttemptResult: Sendable, Hashable {
+        /// The HTTP status; 0 when no answer came. Usage: `result.status`
+        public let status: Int
+        /// How long the attempt took, in seconds. Usage: `result.duration`
+        public let duration: TimeInterval
+        /// The server's Profirest-Request-Id, for support. Usage: `result.requestID`
+        public let requestID: String?
+        /// The error's catalog or library code; nil for a success. Usage: `result.errorCode`
+        public let errorCode: String?
+    }
+
+    /// Why the library waits before the next attempt. Usage: `reason == .retryAfter`
+    public enum RetryReason: String, Sendable, Hashable {
+        /// The server's Retry-After. Usage: `.retryAfter`
+        case retryAfter = "retry_after"
+        /// The doubling delay with jitter. Usage: `.backoff`
+        case backoff
+    }
+
+    /// A change in how the event feed is read. Usage: `case .connected:`
+    public enum FeedChange: String, Sendable, Hashable {
+        /// The live stream is connected. Usage: `.connected`
+        case connected
+        /// The stream connection ended or could not be made. Usage: `.dropped`
+        case dropped
+        /// The feed is polled (the stream is not served, or dropped three times in a row). Usage: `.polling`
+        case polling
+    }
+
+    /// What happened to a write in the outbox. Usage: `case .delivered(let id):`
+    public enum OutboxChange: Sendable, Hashable {
+        /// Journaled. Usage: `case .enqueued(let id):`
+        case enqueued(id: String)
+        /// The server recorded it. Usage: `case .delivered(let id):`
+        case delivered(id: String)
+        /// Refused for good, with the code. Usage: `case .refused(let id, let code):`
+        case refused(id: String, code: String)
+        /// Still waiting after an attempt, with the code of its failure. Usage: `case .waiting(let id, let code):`
+        case waiting(id: String, code: String)
+    }
+
+    /// One line for a log. Usage: `print(event)`
+    public var description: String {
+        switch self {
+        case .attemptStarted(let a):
+            return "attempt \(a.number) \(a.method) \(a.path)" + (a.idempotencyKey.map { " key=\($0)" } ?? "")
+        case .attemptFinished(let a, let r):
+            return "attempt \(a.number) \(a.method) \(a.path) → \(r.status)"
+                + (r.errorCode.map { " \($0)" } ?? "") + String(format: " %.0f ms", r.duration * 1000)
+                + (r.requestID.map { " request_id=\($0)" } ?? "")
+        case .retryScheduled(let a, let delay, let reason):
+            return "retry \(a.method) \(a.path) in \(String(format: "%.2f", delay)) s (\(reason.rawValue))"
+        case .tokenRefreshed(let mine): return mine ? "token refreshed" : "token refreshed by another process"
+        case .paired: return "paired"
+        case .unpaired(let reason): return "unpaired (\(reason))"
+        case .revocationFailed(let code): return "revocation failed (\(code))"
+        case .staffSignedIn(let id): return "staff signed in \(id)"
+        case .staffSessionEnded(let id, let expired): return "staff session of \(id) \(expired ? "expired" : "signed out")"
+        case .feed(let change): return "event feed \(change.rawValue)"
+        case .outbox(.enqueued(let id)): return "outbox enqueued \(id)"
+        case .outbox(.delivered(let id)): return "outbox delivered \(id)"
+        case .outbox(.refused(let id, let code)): return "outbox refused \(id) (\(code))"
+        case .outbox(.waiting(let id, let code)): return "outbox waiting \(id) (\(code))"
+        }
+    }
+}
