@@ -164,3 +164,26 @@ enum DurableWritesArticle {
         print(outbox.status.oldestAge() ?? 0, outbox.items.count, await outbox.flush().count)
     }
 }
+
+/// The README's Quick start, compiled against the public API (never run: it waits for a person to approve).
+enum QuickStart {
+    static func example() async throws {
+        let api = ProfirestApi(options: .init(
+            baseURL: "http://127.0.0.1:8080", clientID: "profirest-kds",
+            storage: FileTokenStorage(path: "kds-tokens.json")))
+
+        if !api.isPaired {
+            let pairing = try await api.pair(scope: "restaurants:read orders:read events:read", deviceName: "Kitchen 1")
+            print("Code \(pairing.userCode): approve it on the sandbox's admin page (restaurant 11)")
+            try await pairing.connected()
+        }
+        let connection = try await api.connection()
+        print("Restaurant", connection.restaurantId ?? "?")
+
+        let feed = api.watchEvents(.init(restaurantID: connection.restaurantId, onEvents: { events in
+            for event in events { print(event.type, event.id) }
+        }))
+        try await Task.sleep(nanoseconds: 60_000_000_000)
+        feed.cancel()
+    }
+}
