@@ -3,7 +3,9 @@
 Besides the standard OpenAPI 3.1 validation, it enforces the house rules the generator and the sandbox rely on:
 every schema and every operation's main response has an example and each example validates against its schema,
 operation ids are unique, every error code the contract's prose mentions is in x-error-catalog, and the catalog
-itself is well formed.
+itself is well formed. Secret members (tokens, PINs, the PKCE verifier) carry `x-secret: true`, which the generator
+turns into a redacting description and mirror: the flag is `true` or absent, and a member named like a secret must
+have it, so a new token field cannot print by default.
 """
 import json
 import re
@@ -14,6 +16,36 @@ from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
 CONTRACT = Path(__file__).resolve().parent.parent / "contract" / "profirest-v2.openapi.json"
+
+# Member names that always hold a secret, wherever they appear; `code` and `token` are secrets only in the schemas
+# listed, since elsewhere `code` is an error or product code.
+SECRET_NAMES = {"access_token", "refresh_token", "id_token", "client_secret", "device_code", "code_verifier",
+                "secret", "pin", "password", "staff_token"}
+SECRET_MEMBERS = {("TokenRequest", "code"), ("RevocationRequest", "token"), ("StaffSession", "token")}
+
+
+def check_secrets(schemas: dict, problems: list[str]) -> None:
+    def walk(where: str, schema, owner: str) -> None:
+        if isinstance(schema, list):
+            for item in schema:
+                walk(where, item, owner)
+            return
+        if not isinstance(schema, dict):
+            return
+        if "x-secret" in schema and schema["x-secret"] is not True:
+            problems.append(f"{where}: x-secret must be true (or left out)")
+        for name, member in (schema.get("properties") or {}).items():
+            if isinstance(member, dict):
+                named_secret = name in SECRET_NAMES or (owner, name) in SECRET_MEMBERS
+                if named_secret and member.get("x-secret") is not True:
+                    problems.append(f"{where}.{name}: a secret member; mark it x-secret: true so it never prints")
+                walk(f"{where}.{name}", member, owner)
+        for key in ("items", "additionalProperties", "allOf", "oneOf", "anyOf"):
+            if key in schema:
+                walk(f"{where}/{key}", schema[key], owner)
+
+    for name, schema in schemas.items():
+        walk(f"schema {name}", schema, name)
 
 
 def main() -> int:
@@ -35,6 +67,8 @@ def main() -> int:
             problems.append(f"schema {name}: no example")
         else:
             check_example(f"schema {name}", {"$ref": f"#/components/schemas/{name}"}, schema["example"])
+
+    check_secrets(schemas, problems)
 
     seen_ids: set[str] = set()
     for path, item in spec["paths"].items():

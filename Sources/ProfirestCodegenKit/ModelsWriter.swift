@@ -68,6 +68,10 @@ struct ModelsWriter {
                 writeMemberwiseInit(model, enumTyped: true, &out)
             }
         }
+        if model.hasSecrets {
+            out.line()
+            writeRedaction(model, &out)
+        }
     }
 
     private func parameterType(_ property: PropertyModel, enumTyped: Bool) -> String {

@@ -83,8 +83,10 @@ struct SchemaAnalyzer {
         for wire in required + optional {
             guard let propertySchema = members[wire] else { throw CodegenError("\(owner): required \(wire) is not a property") }
             let (type, nullable, openEnum) = try resolveType(propertySchema, owner: owner, property: wire, nested: &nested)
+            let secret = try secretFlag(propertySchema, owner: owner, property: wire)
             result.append(PropertyModel(wireName: wire, swiftName: Naming.camelCase(wire), type: type, required: required.contains(wire),
-                                        nullable: nullable, documentation: propertySchema["description"]?.string, openEnum: openEnum))
+                                        nullable: nullable, documentation: propertySchema["description"]?.string, openEnum: openEnum,
+                                        secret: secret))
         }
         return result
     }
@@ -157,6 +159,15 @@ struct SchemaAnalyzer {
         default:
             throw CodegenError("\(owner).\(property): unsupported type \(typeName ?? "?")")
         }
+    }
+
+    /// `x-secret` is `true` or absent; anything else is a typo that would print a secret, so it stops generation.
+    private func secretFlag(_ schema: JSONNode, owner: String, property: String) throws -> Bool {
+        guard let flag = schema["x-secret"] else { return false }
+        guard let value = flag.bool, value else {
+            throw CodegenError("\(owner).\(property): x-secret must be true (or left out)")
+        }
+        return true
     }
 
     func refName(_ target: String) -> String {

@@ -37,6 +37,9 @@ struct PropertyModel: Equatable, Sendable {
     var documentation: String?
     /// The open enum that lists the known values, when the property is an enum typed as `String`.
     var openEnum: String?
+    /// Marked `x-secret: true` in the contract (a token, a PIN, a PKCE verifier): descriptions and mirrors show
+    /// only whether it is there.
+    var secret = false
 
     /// Required and never null: the only shape that is not an optional in Swift.
     var isPlain: Bool { required && !nullable }
@@ -58,6 +61,9 @@ struct StructModel: Equatable, Sendable {
     var example: JSONNode?
     /// `{data, next_cursor}` lists conform to `ProfirestPage`.
     var pageItem: SwiftType?
+
+    /// Whether the struct gets a redacting description and mirror (ModelsWriter+Redaction.swift).
+    var hasSecrets: Bool { properties.contains(where: \.secret) }
 }
 
 /// An open enum for a string schema with `enum` values: known values as constants, any other value accepted.

@@ -49,7 +49,7 @@ extension Identity: CustomReflectable {
 
 extension IdentityContext: CustomReflectable {
     var customMirror: Mirror {
-        Mirror(self, children: ["key": store.key, "clientID": clientID as Any, "baseURL": baseURL])
+        Mirror(self, children: ["key": store.key, "clientID": clientID as Any, "baseURL": baseURL.absoluteString])
     }
 }
 

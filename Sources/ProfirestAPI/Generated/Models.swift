@@ -1466,6 +1466,28 @@ public struct DeviceAuthorization: Codable, Hashable, Sendable {
     }
 }
 
+extension DeviceAuthorization: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Every member, `deviceCode` only as `<redacted>` or `nil`, so printing never shows a secret.
+    public var description: String { RedactedFields.description(of: "DeviceAuthorization", redactedFields) }
+
+    /// The same as `description`.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the same members as `description`.
+    public var customMirror: Mirror { Mirror(self, children: redactedFields, displayStyle: .struct) }
+
+    private var redactedFields: [Mirror.Child] {
+        [
+            ("deviceCode", RedactedSecret(self.deviceCode)),
+            ("userCode", self.userCode),
+            ("verificationUri", self.verificationUri),
+            ("verificationUriComplete", self.verificationUriComplete),
+            ("expiresIn", self.expiresIn),
+            ("interval", self.interval),
+        ]
+    }
+}
+
 /// Form fields (application/x-www-form-urlencoded) of a device authorization request (RFC 8628 3.1).
 ///
 /// ```swift
@@ -3894,6 +3916,25 @@ extension RevocationRequest {
     }
 }
 
+extension RevocationRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Every member, `token` only as `<redacted>` or `nil`, so printing never shows a secret.
+    public var description: String { RedactedFields.description(of: "RevocationRequest", redactedFields) }
+
+    /// The same as `description`.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the same members as `description`.
+    public var customMirror: Mirror { Mirror(self, children: redactedFields, displayStyle: .struct) }
+
+    private var redactedFields: [Mirror.Child] {
+        [
+            ("token", RedactedSecret(self.token)),
+            ("clientId", self.clientId as Any),
+            ("tokenTypeHint", self.tokenTypeHint as Any),
+        ]
+    }
+}
+
 /// Where something is sold. New ones may come. Any other string decodes too, so a value added to the API later never
 /// breaks decoding.
 ///
@@ -4018,6 +4059,25 @@ extension StaffCredential {
     /// The same as the memberwise initializer, with known values as constants: `.pin`.
     public init(method: StaffCredentialMethod, secret: String, employeeId: String? = nil) {
         self.init(method: method.rawValue, secret: secret, employeeId: employeeId)
+    }
+}
+
+extension StaffCredential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Every member, `secret` only as `<redacted>` or `nil`, so printing never shows a secret.
+    public var description: String { RedactedFields.description(of: "StaffCredential", redactedFields) }
+
+    /// The same as `description`.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the same members as `description`.
+    public var customMirror: Mirror { Mirror(self, children: redactedFields, displayStyle: .struct) }
+
+    private var redactedFields: [Mirror.Child] {
+        [
+            ("method", self.method),
+            ("secret", RedactedSecret(self.secret)),
+            ("employeeId", self.employeeId as Any),
+        ]
     }
 }
 
@@ -4296,6 +4356,28 @@ public struct StaffSession: Codable, Hashable, Sendable {
         try container.encode(self.idleTimeoutSeconds, forKey: .idleTimeoutSeconds)
         try container.encodeRFC3339Date(self.maxExpiresAt, forKey: .maxExpiresAt)
         try container.encodeIfPresent(self.scopes, forKey: .scopes)
+    }
+}
+
+extension StaffSession: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Every member, `token` only as `<redacted>` or `nil`, so printing never shows a secret.
+    public var description: String { RedactedFields.description(of: "StaffSession", redactedFields) }
+
+    /// The same as `description`.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the same members as `description`.
+    public var customMirror: Mirror { Mirror(self, children: redactedFields, displayStyle: .struct) }
+
+    private var redactedFields: [Mirror.Child] {
+        [
+            ("token", RedactedSecret(self.token)),
+            ("employee", self.employee),
+            ("restaurantId", self.restaurantId),
+            ("idleTimeoutSeconds", self.idleTimeoutSeconds),
+            ("maxExpiresAt", self.maxExpiresAt),
+            ("scopes", self.scopes as Any),
+        ]
     }
 }
 
@@ -4599,6 +4681,31 @@ extension TokenRequest {
     }
 }
 
+extension TokenRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Every member, `code`, `codeVerifier`, `deviceCode` and `refreshToken` only as `<redacted>` or `nil`, so printing
+    /// never shows a secret.
+    public var description: String { RedactedFields.description(of: "TokenRequest", redactedFields) }
+
+    /// The same as `description`.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the same members as `description`.
+    public var customMirror: Mirror { Mirror(self, children: redactedFields, displayStyle: .struct) }
+
+    private var redactedFields: [Mirror.Child] {
+        [
+            ("grantType", self.grantType),
+            ("clientId", self.clientId as Any),
+            ("code", RedactedSecret(self.code)),
+            ("codeVerifier", RedactedSecret(self.codeVerifier)),
+            ("deviceCode", RedactedSecret(self.deviceCode)),
+            ("redirectUri", self.redirectUri as Any),
+            ("refreshToken", RedactedSecret(self.refreshToken)),
+            ("scope", self.scope as Any),
+        ]
+    }
+}
+
 /// A token response (RFC 6749 5.1).
 ///
 /// ```swift
@@ -4665,6 +4772,29 @@ public struct TokenResponse: Codable, Hashable, Sendable {
         try container.encodeIfPresent(self.deviceId, forKey: .deviceId)
         try container.encodeIfPresent(self.refreshToken, forKey: .refreshToken)
         try container.encodeIfPresent(self.restaurantId, forKey: .restaurantId)
+    }
+}
+
+extension TokenResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Every member, `accessToken` and `refreshToken` only as `<redacted>` or `nil`, so printing never shows a secret.
+    public var description: String { RedactedFields.description(of: "TokenResponse", redactedFields) }
+
+    /// The same as `description`.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the same members as `description`.
+    public var customMirror: Mirror { Mirror(self, children: redactedFields, displayStyle: .struct) }
+
+    private var redactedFields: [Mirror.Child] {
+        [
+            ("accessToken", RedactedSecret(self.accessToken)),
+            ("tokenType", self.tokenType),
+            ("expiresIn", self.expiresIn),
+            ("scope", self.scope),
+            ("deviceId", self.deviceId as Any),
+            ("refreshToken", RedactedSecret(self.refreshToken)),
+            ("restaurantId", self.restaurantId as Any),
+        ]
     }
 }
 

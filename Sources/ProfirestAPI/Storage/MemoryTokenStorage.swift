@@ -51,3 +51,13 @@ public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable 
         return try body()
     }
 }
+
+extension MemoryTokenStorage: CustomReflectable {
+    /// What `dump` and debuggers show: the keys held, never their values (a state document holds the tokens).
+    /// Usage: `dump(storage)`
+    public var customMirror: Mirror {
+        valuesLock.lock()
+        defer { valuesLock.unlock() }
+        return Mirror(self, children: ["keys": values.keys.sorted()], displayStyle: .class)
+    }
+}
