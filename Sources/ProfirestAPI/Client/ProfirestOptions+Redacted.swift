@@ -23,6 +23,7 @@ extension ProfirestOptions: CustomStringConvertible, CustomDebugStringConvertibl
             ("refreshMargin", refreshMargin), ("onUnpaired", FunctionSet(onUnpaired != nil)),
             ("onStaffExpired", FunctionSet(onStaffExpired != nil)), ("transport", transport.map(TypeName.init) as Any),
             ("clock", FunctionSet(clock != nil)), ("sleep", FunctionSet(sleep != nil)),
+            ("observer", FunctionSet(observer != nil)),
         ]
     }
 }
