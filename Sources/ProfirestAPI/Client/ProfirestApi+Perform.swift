@@ -60,5 +60,8 @@ extension ProfirestApi {
         }
     }
 
-    static let userAgent = "ProfirestAPI-Swift/1.0.0"
+    /// The release this source is; the same as the repository's VERSION file, which names `make dist`'s archive
+    /// (a unit test compares them, so a release cannot announce another version to servers).
+    static let version = "1.0.0"
+    static let userAgent = "ProfirestAPI-Swift/\(version)"
 }
