@@ -7,10 +7,11 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox demo bench venv clean
+.PHONY: dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox demo bench venv clean
 
-## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, fuzz
-test: lint-contract check-generated build docs swift-test swift-test-tsan sandbox-test demo-test soak-short fuzz
+## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, fuzz,
+## the release archive
+test: lint-contract check-generated build docs swift-test swift-test-tsan sandbox-test demo-test soak-short fuzz dist-test
 
 ## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
 venv: $(VENV)/.installed
@@ -103,7 +104,21 @@ bench: venv
 		--output benchmarks/results/latest.json
 
 clean:
-	rm -rf .build $(VENV)
+	rm -rf .build $(VENV) dist
+
+## dist: the release archive as the reference ships it, dist/profirest-api-swift-<VERSION>.tar.gz — `git archive` of
+## the commit (HEAD), so what is not committed is not in it. The version comes from the VERSION file alone.
+VERSION := $(shell cat VERSION)
+DIST_NAME := profirest-api-swift-$(VERSION)
+dist:
+	@mkdir -p dist
+	git archive --format=tar.gz --prefix=$(DIST_NAME)/ -o dist/$(DIST_NAME).tar.gz HEAD
+	@git diff --quiet HEAD || echo "note: uncommitted changes are not in dist/$(DIST_NAME).tar.gz (it is HEAD)"
+
+## dist-test: unpacks the archive next to a tiny package that uses it as the README's install snippet shows, builds
+## that package (the library compiled once more, about a minute) and runs it (tools/check_dist.sh)
+dist-test: dist
+	SWIFT=$(SWIFT) tools/check_dist.sh dist/$(DIST_NAME).tar.gz $(DIST_NAME)
 
 ## soak: writes through the outbox against the sandbox's random faults (30 %), a restart and a token expiry, counted
 ## from the sandbox's own records, and SIGKILLed writers finished by a restart (benchmarks/ProfirestBench/Soak.swift);

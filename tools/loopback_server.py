@@ -16,6 +16,8 @@ Routes (any method):
                      pitfall of TOOLCHAIN-NOTES)
   /v2/basic-401      401 with WWW-Authenticate: Basic and an OAuth error body (so do /oauth/token and
                      /oauth/device_authorization)
+  /oauth/revoke      400 OAuth error whose error_description is the request's Accept-Language, or
+                     "(none)" without one (the OAuth requests' headers, seen through the library's OAuth error)
 Writes, each recorded in /v2/writes (the head as soon as it is in, so a request whose body never comes shows):
   /v2/write                 200 JSON of the body's length
   /v2/write-drop-first      reads the whole request and closes without answering the first time an
@@ -106,6 +108,10 @@ class Handler(asyncio.Protocol):
             peer = t.get_extra_info("peername")[1]
             echo = json.dumps({"method": method, "headers": headers, "body_length": len(body), "peer_port": peer}).encode()
             t.write(response(200, "OK", echo, [("Content-Type", "application/json")], close))
+        elif path == "/oauth/revoke":
+            seen = headers.get("accept-language", "(none)")
+            error = json.dumps({"error": "invalid_request", "error_description": seen}).encode()
+            t.write(response(400, "Bad Request", error, [("Content-Type", "application/json")], close))
         elif path == "/v2/stream":
             asyncio.ensure_future(self.stream())
             return

@@ -83,12 +83,41 @@ final class URLSessionTransportTests: XCTestCase {
         XCTAssertEqual(echo["headers"]?["connection"]?.stringValue, "close")
         XCTAssertNotNil(echo["headers"]?["idempotency-key"]?.stringValue)
         XCTAssertEqual(echo["body_length"]?.intValue, 7)
-        // language nil: the library sends none; whatever arrives is the platform's own (Linux adds one).
+        // language nil: no Accept-Language at all, although Linux URLSession adds one to a request without it.
         let quiet = ProfirestApi(options: .init(baseURL: server.baseURL, language: nil,
                                                 transport: URLSessionTransport(connectionReuse: .keepAlive)))
         let quietEcho: JSONValue = try await quiet.get("/echo")
-        XCTAssertNotEqual(quietEcho["headers"]?["accept-language"]?.stringValue, "cs")
         XCTAssertNil(quietEcho["headers"]?["connection"]?.stringValue.flatMap { $0 == "close" ? $0 : nil })
+        XCTAssertNotNil(quietEcho["headers"]?["host"], "the echo lists the request's headers")
+        XCTAssertNil(quietEcho["headers"]?["accept-language"], "\(quietEcho)")
+    }
+
+    /// `language: nil` means no Accept-Language on every way out of the default transport: a GET, a write (its own
+    /// session on Linux), a stream and an OAuth request; with a language, that language on each.
+    func testLanguageNilSendsNoAcceptLanguageAnywhere() async throws {
+        for language in [nil, "en"] as [String?] {
+            let transport = URLSessionTransport()
+            let api = ProfirestApi(options: .init(baseURL: server.baseURL, language: language, transport: transport))
+            let get: JSONValue = try await api.get("/echo")
+            let post: JSONValue = try await api.post("/echo", body: ["a": 1])
+            // A stream as the event feed opens one: the client's headers, through the transport's stream session.
+            let request = try api.outgoing("GET", path: "/echo", query: [:], body: nil, options: .init())
+            let streaming = try await transport.stream(
+                HTTPRequest(method: request.method, url: request.target.url, headers: request.headers))
+            var streamed = Data()
+            for try await chunk in streaming.body { streamed.append(chunk) }
+            let stream = try JSONDecoder().decode(JSONValue.self, from: streamed)
+            for (name, echo) in [("GET", get), ("POST", post), ("stream", stream)] {
+                XCTAssertEqual(echo["headers"]?["accept-language"]?.stringValue, language, "\(name): \(echo)")
+            }
+            let endpoint = OAuthHTTPEndpoint(transport: transport, base: api.base, settings: api.pipeline.settings)
+            do {
+                try await endpoint.revoke(form: ["token": "t"], basicAuth: nil)
+                XCTFail("the loopback server answers /oauth/revoke with an error")
+            } catch let error as ProfirestOAuthError {
+                XCTAssertEqual(error.detail, language ?? "(none)", "OAuth")
+            }
+        }
     }
 }
 

@@ -29,7 +29,7 @@ extension ProfirestApi {
         let method = method.uppercased()
         let target = try RequestTarget.resolve(path, query: options.query.merging(query) { $1 }, base: base)
         var headers: [String: String] = ["Accept": options.accept ?? "application/json", "User-Agent": Self.userAgent]
-        // The option wins over the Accept-Language Linux URLSession would otherwise add by itself.
+        // nil sends none: the default transport also keeps Linux URLSession from adding one (URLSessionTransport).
         if let language = self.options.language { headers["Accept-Language"] = language }
         if let body { headers["Content-Type"] = options.contentType ?? body.contentType }
         if let ifMatch = options.ifMatch { headers["If-Match"] = ifMatch }
@@ -60,5 +60,8 @@ extension ProfirestApi {
         }
     }
 
-    static let userAgent = "ProfirestAPI-Swift/1.0.0"
+    /// The release this source is; the same as the repository's VERSION file, which names `make dist`'s archive
+    /// (a unit test compares them, so a release cannot announce another version to servers).
+    static let version = "1.0.0"
+    static let userAgent = "ProfirestAPI-Swift/\(version)"
 }

@@ -16,8 +16,9 @@ public struct ProfirestOptions: Sendable {
     /// A fixed access token from elsewhere: sent as it is, never refreshed (a 401 goes to the caller).
     /// Usage: `.init(accessToken: token)`
     public var accessToken: String?
-    /// The language of error titles (`Accept-Language`); nil sends no header of the library's own — on Linux,
-    /// URLSession then adds one from the process locale. Usage: `.init(language: "en")`
+    /// The language of error titles (`Accept-Language`, `cs` by default); nil sends no Accept-Language at all, and
+    /// the server answers in its default language (Czech). On Linux the default transport keeps URLSession from
+    /// adding one from the process locale. Usage: `.init(language: "en")`
     public var language: String?
     /// Where the connection's state lives. Usage: `.init(storage: FileTokenStorage(path: "tokens.json"))`
     public var storage: any TokenStorage

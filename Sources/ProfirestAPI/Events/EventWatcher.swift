@@ -3,7 +3,7 @@ import Foundation
 /// Reads the event feed: live from `GET /v2/events/stream` while the server runs the stream, by polling
 /// `GET /v2/events` otherwise, always from the same stored cursor, so switching between them skips nothing.
 ///
-/// - The cursor is stored under `events_cursor[:restaurant][:types]` in the client's state document, and only
+/// - The cursor is stored under the key `events_cursor[:restaurant][:types]` of the client's state document, and only
 ///   after `onEvents` returned: an event arrives at least once (process it idempotently, by `Event.id`).
 /// - Without a stored cursor the reading starts at the end of the feed.
 /// - `410 cursor_expired` calls `onReset`, then reads on from the end of the feed the error carried (`next_cursor`),

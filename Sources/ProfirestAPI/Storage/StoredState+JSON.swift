@@ -3,8 +3,13 @@ import Foundation
 extension StoredState {
     private static let knownKeys: Set<String> = [
         "version", "access_token", "refresh_token", "expires_at", "token_type", "scopes", "restaurant_id",
-        "device_id", "pending_consent", "events_cursor",
+        "device_id", "pending_consent",
     ]
+
+    /// `events_cursor` and every `events_cursor:…`: the members that hold event feed cursors.
+    static func isCursorKey(_ key: String) -> Bool {
+        key == "events_cursor" || key.hasPrefix("events_cursor:")
+    }
 
     /// Parses a stored document. Anything that is not a JSON object with the documented member types throws
     /// `StorageError(.corrupt)`: treating a damaged document as empty would silently forget the pairing and
@@ -54,14 +59,22 @@ extension StoredState {
             }
         default: throw corrupt("scopes is not an array")
         }
-        switch members["events_cursor"] {
-        case nil, .null?: break
-        case .object(let cursors)?:
-            for (key, cursor) in cursors {
-                guard let s = cursor.stringValue else { throw corrupt("events_cursor holds a non-string") }
-                state.eventsCursor[key] = s
+        // Event cursors: one top-level member per subscription, `events_cursor[:restaurant][:types]` → cursor.
+        for (key, value) in members where isCursorKey(key) {
+            switch value {
+            case .null: break
+            case .string(let cursor): state.eventsCursor[key] = cursor
+            // The layout before 1.0.0, `"events_cursor": {"events_cursor:11": "…"}`: read so an upgrade keeps the
+            // feed's place, wherever the new member is absent; the next write moves each cursor to its own member.
+            // Only cursor keys are taken from it: any other name there would land on the top level when written.
+            case .object(let legacy) where key == "events_cursor":
+                for (legacyKey, cursor) in legacy {
+                    guard let s = cursor.stringValue else { throw corrupt("events_cursor holds a non-string") }
+                    guard isCursorKey(legacyKey), members[legacyKey]?.stringValue == nil else { continue }
+                    state.eventsCursor[legacyKey] = s
+                }
+            default: throw corrupt("an events_cursor member is not a string")
             }
-        default: throw corrupt("events_cursor is not an object")
         }
         switch members["pending_consent"] {
         case nil, .null?: break
@@ -75,7 +88,7 @@ extension StoredState {
                 createdAt: created)
         default: throw corrupt("pending_consent is not an object")
         }
-        state.unknown = members.filter { !knownKeys.contains($0.key) }
+        state.unknown = members.filter { !knownKeys.contains($0.key) && !isCursorKey($0.key) }
         return state
     }
 
@@ -91,7 +104,7 @@ extension StoredState {
         put("restaurant_id", restaurantID)
         put("device_id", deviceID)
         if !scopes.isEmpty { members["scopes"] = .array(scopes.map(JSONValue.string)) }
-        if !eventsCursor.isEmpty { members["events_cursor"] = .object(eventsCursor.mapValues(JSONValue.string)) }
+        for (key, cursor) in eventsCursor where Self.isCursorKey(key) { members[key] = .string(cursor) }
         if let consent = pendingConsent {
             members["pending_consent"] = .object([
                 "state": .string(consent.state), "code_verifier": .string(consent.codeVerifier),

@@ -17,10 +17,13 @@ import Foundation
 /// | `restaurant_id`   | string           | a paired device's restaurant |
 /// | `device_id`       | string           | a paired device's id |
 /// | `pending_consent` | object           | a partner consent between redirect and callback: `state`, `code_verifier`, `redirect_uri`, `scope`, `created_at` (RFC 3339) |
-/// | `events_cursor`   | object           | event feed cursors, `events_cursor[:restaurant][:types]` → cursor (see ``cursorKey(restaurantID:types:)``) |
+/// | `events_cursor[:restaurant][:types]` | string | an event feed's cursor, one member per subscription: `events_cursor`, `events_cursor:11`, `events_cursor:11:kitchen.ticket_updated,order.created` (see ``cursorKey(restaurantID:types:)``) |
 ///
 /// Keys this library does not know are kept as they are when the document is written back: another library
 /// sharing the storage may have put them there. A missing key means "none"; `null` is read the same way.
+///
+/// Before 1.0.0 the cursors lived in one object, `"events_cursor": {"events_cursor:11": "…"}`. That layout is still
+/// read (a cursor found only there is used) and the next write moves its cursors to their own members.
 ///
 /// ```swift
 /// var state = StoredState(); state.accessToken = "at_1"; let json = try state.encoded()
@@ -76,8 +79,8 @@ struct StoredState: Sendable, Equatable {
         if let device = response.deviceId { deviceID = device }
     }
 
-    /// The `events_cursor` key of a feed: `events_cursor[:restaurant][:types]`, types sorted and comma-joined so
-    /// the same subscription finds its cursor whatever order the app lists them in.
+    /// The state document's member that holds a feed's cursor: `events_cursor[:restaurant][:types]`, types sorted
+    /// and comma-joined so the same subscription finds its cursor whatever order the app lists them in.
     /// Usage: `StoredState.cursorKey(restaurantID: "11", types: ["order.created"])`
     static func cursorKey(restaurantID: String?, types: [String]) -> String {
         var key = "events_cursor"

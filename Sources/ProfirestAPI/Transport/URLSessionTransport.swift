@@ -230,6 +230,14 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         urlRequest.httpBody = request.body
         urlRequest.httpShouldHandleCookies = false
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        #if canImport(FoundationNetworking)
+        // Linux URLSession adds an Accept-Language from the process locale to a request that has none, so
+        // `language: nil` would still ask the server for some language. A value of one space stops that: URLSession
+        // sees the header present and adds nothing, and libcurl reads a header with nothing but blanks after the
+        // colon as "send no such header". An empty value would not do: it goes out as `Accept-Language:` with an
+        // empty value (both checked against an echo server, Swift 6.3.1).
+        if request.header("Accept-Language") == nil { urlRequest.setValue(" ", forHTTPHeaderField: "Accept-Language") }
+        #endif
         if close { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
         return urlRequest
     }

@@ -288,7 +288,7 @@ struct FeedHarness {
         let storage = MemoryTokenStorage()
         if let cursor {
             let key = StoredState.cursorKey(restaurantID: Self.restaurantID, types: types)
-            try! storage.set(Self.storageKey, #"{"version":1,"events_cursor":{"\#(key)":"\#(cursor)"}}"#)
+            try! storage.set(Self.storageKey, #"{"version":1,"\#(key)":"\#(cursor)"}"#)
         }
         let timer = ManualTimer()
         api = ProfirestApi(

@@ -22,7 +22,7 @@ final class StoredStateTests: XCTestCase {
         XCTAssertEqual(
             Set(object.keys),
             ["version", "access_token", "refresh_token", "expires_at", "token_type", "scopes", "restaurant_id",
-             "device_id", "pending_consent", "events_cursor"])
+             "device_id", "pending_consent", "events_cursor:11"])
         XCTAssertEqual(object["version"] as? Int, 1)
         XCTAssertEqual(object["expires_at"] as? String, "2027-01-15T08:00:00Z")
         let consent = try XCTUnwrap(object["pending_consent"] as? [String: Any])
@@ -57,7 +57,8 @@ final class StoredStateTests: XCTestCase {
 
     func testWrongMemberTypesAreCorrupt() {
         for text in [#"[]"#, #"{"scopes":"a b"}"#, #"{"expires_at":"tomorrow"}"#, #"{"access_token":5}"#,
-                     #"{"events_cursor":{"k":1}}"#, #"{"pending_consent":{"state":"s"}}"#] {
+                     #"{"events_cursor":{"k":1}}"#, #"{"events_cursor:11":5}"#, #"{"events_cursor:11":{"a":"b"}}"#,
+                     #"{"events_cursor":7}"#, #"{"pending_consent":{"state":"s"}}"#] {
             XCTAssertThrowsError(try StoredState.decode(text, location: "t"), text)
         }
     }
@@ -144,16 +145,75 @@ final class StoredStateTests: XCTestCase {
 }
 
 final class StateStoreCursorTests: XCTestCase {
+    private let key = "profirest-api:profirest-kds"
+
+    private func document(_ storage: MemoryTokenStorage) throws -> [String: JSONValue] {
+        let text = try XCTUnwrap(storage.get(key))
+        guard case .object(let members) = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
+            throw ProfirestTestFailure("not an object: \(text)")
+        }
+        return members
+    }
+
     func testCursorIsStoredUnderTheSharedKeyAndSurvivesUnpair() async throws {
         let storage = MemoryTokenStorage()
-        let store = StateStore(storage: storage, key: "profirest-api:profirest-kds")
+        let store = StateStore(storage: storage, key: key)
         try await store.saveCursor("c42", restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"])
         XCTAssertEqual(store.cursor(restaurantID: "11", types: ["kitchen.ticket_updated", "order.created"]), "c42")
-        XCTAssertTrue(try XCTUnwrap(storage.get("profirest-api:profirest-kds"))
-            .contains(#""events_cursor":{"events_cursor:11:kitchen.ticket_updated,order.created":"c42"}"#))
+        // The reference's layout: a top-level member per subscription, holding the cursor string.
+        XCTAssertEqual(try document(storage)["events_cursor:11:kitchen.ticket_updated,order.created"], .string("c42"))
+        XCTAssertNil(try document(storage)["events_cursor"])
         try await store.clearTokens()
         XCTAssertEqual(store.cursor(restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"]), "c42")
         try await store.saveCursor(nil, restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"])
-        XCTAssertNil(try storage.get("profirest-api:profirest-kds"))
+        XCTAssertNil(try storage.get(key))
+    }
+
+    func testEachSubscriptionHasItsOwnTopLevelMember() async throws {
+        let storage = MemoryTokenStorage()
+        let store = StateStore(storage: storage, key: key)
+        try await store.saveCursor("c0", restaurantID: nil, types: [])
+        try await store.saveCursor("c1", restaurantID: "11", types: [])
+        try await store.saveCursor("c2", restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"])
+        let members = try document(storage)
+        XCTAssertEqual(members["events_cursor"], .string("c0"))
+        XCTAssertEqual(members["events_cursor:11"], .string("c1"))
+        XCTAssertEqual(members["events_cursor:11:kitchen.ticket_updated,order.created"], .string("c2"))
+        let reread = StateStore(storage: storage, key: key)
+        XCTAssertEqual(reread.cursor(restaurantID: nil, types: []), "c0")
+        XCTAssertEqual(reread.cursor(restaurantID: "11", types: []), "c1")
+        XCTAssertEqual(reread.cursor(restaurantID: "11", types: ["kitchen.ticket_updated", "order.created"]), "c2")
+    }
+
+    /// A document written before 1.0.0 keeps its feed's place: the nested cursors are read, and the next write
+    /// moves them all to their own members and drops the old object; other libraries' members stay.
+    func testTheOldNestedLayoutIsReadAndMovedOnTheNextWrite() async throws {
+        let storage = MemoryTokenStorage()
+        try storage.set(key, #"{"version":1,"access_token":"at","python_only":{"x":[1]},"events_cursor":"#
+            + #"{"events_cursor:11:kitchen.ticket_updated,order.created":"old42","events_cursor:12":"old12"}}"#)
+        let store = StateStore(storage: storage, key: key)
+        XCTAssertEqual(store.cursor(restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"]), "old42")
+        XCTAssertEqual(store.cursor(restaurantID: "12", types: []), "old12")
+        try await store.saveCursor("new43", restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"])
+        let members = try document(storage)
+        XCTAssertEqual(members["events_cursor:11:kitchen.ticket_updated,order.created"], .string("new43"))
+        XCTAssertEqual(members["events_cursor:12"], .string("old12"), "a cursor not written moves too")
+        XCTAssertNil(members["events_cursor"], "the old object is gone")
+        XCTAssertEqual(members["python_only"], .object(["x": .array([.integer(1)])]))
+        XCTAssertEqual(members["access_token"], .string("at"))
+        XCTAssertEqual(StateStore(storage: storage, key: key).cursor(restaurantID: "12", types: []), "old12")
+    }
+
+    /// Both layouts in one document (an old library wrote after a new one): the new member wins; the old object
+    /// only fills what the new layout lacks, and takes nothing but cursor keys.
+    func testTheNewMemberWinsOverTheOldObject() throws {
+        let state = try StoredState.decode(
+            #"{"events_cursor:11":"new","events_cursor:12":null,"events_cursor":{"events_cursor:11":"old","#
+                + #""events_cursor:12":"old12","access_token":"not-a-cursor"}}"#, location: "test")
+        XCTAssertEqual(state.eventsCursor, ["events_cursor:11": "new", "events_cursor:12": "old12"])
+        XCTAssertNil(state.accessToken)
+        XCTAssertTrue(state.unknown.isEmpty, "\(state.unknown)")
+        let rewritten = try StoredState.decode(try state.encoded(), location: "test")
+        XCTAssertEqual(rewritten, state)
     }
 }
