@@ -25,6 +25,7 @@ done
 api=$(head -n 1 "$log" | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["api"])')
 admin=$(head -n 1 "$log" | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["admin"])')
 echo "Sandbox: $api — approve the pairing code on $admin (restaurant 11)."
-echo "Demo PINs: 1234 Jana (manager), 2222 Petr and Eva (shared), 3333 Tomáš. Commands: p/o/pz/kz PIN, k, odparovat, q."
+echo "Demo PINs: 1234 Jana (manager), 2222 Petr and Eva (shared), 3333 Tomáš. Commands: p/o/pz/kz PIN, k, f, odparovat, q; help."
 PROFIREST_BASE_URL="$api" PROFIREST_TOKENS="${PROFIREST_TOKENS:-sandbox/demo-pichacka.json}" \
+  PROFIREST_OUTBOX="${PROFIREST_OUTBOX:-sandbox/demo-pichacka-outbox.json}" \
   "$(swift build --product Pichacka --show-bin-path)/Pichacka"

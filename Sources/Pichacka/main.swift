@@ -55,6 +55,31 @@ enum Vocabulary {
     static let stateNames: [String: String] = ["working": "v práci", "on_break": "na přestávce", "off": "mimo práci"]
 
     static func describe(state: String) -> String { stateNames[state] ?? state }
+
+    /// The terminal's own words for the errors a person meets; the server's title (in Czech) for the rest.
+    /// `showsCodes` (--verbose) adds the error's code, for whoever debugs the terminal.
+    static func explain(_ error: ProfirestAPIError, showsCodes: Bool) -> String {
+        let words: String
+        switch error.code {
+        case ErrorCode.networkError, ErrorCode.timeout: words = "Server nejde zastihnout – zkuste to za chvíli."
+        case ErrorCode.notPaired: words = "Zařízení není spárované – spusťte terminál znovu a spárujte ho."
+        case ErrorCode.insufficientScope: words = "Zařízení na to nemá oprávnění – spárujte ho znovu s potřebným oprávněním."
+        case ErrorCode.staffLocked:
+            words = "Příliš mnoho špatných pokusů – zkuste to za \(error.retryAfter.map(String.init) ?? "chvíli") s."
+        case ErrorCode.rateLimited: words = "Server je přetížený – zkuste to za chvíli."
+        default: words = "Chyba: \(error.title)"
+        }
+        return showsCodes ? "\(words) [\(error.code)]" : words
+    }
+
+    static let help = """
+        Příkazy:
+          p PIN     příchod                o PIN     odchod
+          pz PIN    začátek přestávky      kz PIN    konec přestávky
+          k         kdo je v práci         f         fronta offline (píchnutí bez spojení)
+          odparovat zapomenout spárování   q         konec
+          help      tato nápověda
+        """
 }
 
 /// Pairs the device when it has no tokens yet; exits when pairing fails.
@@ -85,7 +110,7 @@ func ensurePaired(_ api: ProfirestApi) async {
 /// One punch through the outbox: journaled with its id and time before it is sent, so without a connection it
 /// waits in the file (also across a restart) and goes out when the server is back. The id is made once, so a repeat
 /// after choosing a person is the same punch.
-func punch(_ outbox: Outbox, restaurantID: String, type: AttendancePunchType, pin: String) async {
+func punch(_ outbox: Outbox, restaurantID: String, type: AttendancePunchType, pin: String, verbose: Bool) async {
     var body = AttendancePunchCreate(id: ProfirestApi.uuid(), type: type, credential: StaffCredential(method: "pin", secret: pin))
     while true {
         do {
@@ -113,7 +138,7 @@ func punch(_ outbox: Outbox, restaurantID: String, type: AttendancePunchType, pi
             case ErrorCode.outboxFull:
                 show("Fronta offline je plná – píchnutí se neuložilo.")
             default:
-                show("Chyba: \(error.title) (\(error.code))")
+                show(Vocabulary.explain(error, showsCodes: verbose))
             }
             return
         } catch {
@@ -149,7 +174,8 @@ func runTerminal() async {
     let settings = Settings()
     // --verbose: what the library does, one line each on standard error (redacted: no token, PIN or body).
     var observer: (@Sendable (ProfirestEvent) -> Void)?
-    if CommandLine.arguments.contains("--verbose") {
+    let verbose = CommandLine.arguments.contains("--verbose")
+    if verbose {
         observer = { event in FileHandle.standardError.write(Data("profirest: \(event)\n".utf8)) }
     }
     let api = ProfirestApi(options: .init(
@@ -178,7 +204,7 @@ func runTerminal() async {
     // Delivers what waits in the outbox now and whenever the connection comes back, until the terminal ends.
     let delivering = Task { await outbox.run() }
     defer { delivering.cancel() }
-    show("Provozovna \(restaurantID). Příkazy: p/o/pz/kz PIN, k = kdo je v práci, f = fronta offline, odparovat, q = konec.")
+    show("Provozovna \(restaurantID). Příkazy: p/o/pz/kz PIN, k, f, odparovat, q; help = nápověda.")
     if outbox.status.count > 0 { show("Ve frontě offline čeká \(outbox.status.count) píchnutí.") }
 
     while let line = readLine() {
@@ -186,9 +212,11 @@ func runTerminal() async {
         let command = words.first?.lowercased() ?? ""
         do {
             if let type = Vocabulary.punchTypes[command], words.count == 2 {
-                await punch(outbox, restaurantID: restaurantID, type: type, pin: words[1])
+                await punch(outbox, restaurantID: restaurantID, type: type, pin: words[1], verbose: verbose)
             } else if command == "k" {
                 try await showPresence(api, restaurantID: restaurantID)
+            } else if command == "help" || command == "?" {
+                show(Vocabulary.help)
             } else if command == "f" {
                 let status = outbox.status
                 show("Ve frontě offline: \(status.count)\(status.lastFailure.map { " (naposledy: \($0.code))" } ?? "").")
@@ -199,13 +227,13 @@ func runTerminal() async {
             } else if command == "q" {
                 break
             } else if !command.isEmpty {
-                show("Příkazy: p/o/pz/kz PIN, k, f, odparovat, q")
+                show("Neznámý příkaz. Napište help.")
             }
         } catch let error as ProfirestAPIError where error.code == ErrorCode.notPaired {
             show("Zařízení bylo odpárováno. Spusťte terminál znovu.")
             exit(1)
         } catch let error as ProfirestAPIError {
-            show("Chyba: \(error.title) (\(error.code))")
+            show(Vocabulary.explain(error, showsCodes: verbose))
         } catch {
             show("Chyba: \(error.localizedDescription)")
         }
