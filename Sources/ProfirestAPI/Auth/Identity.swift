@@ -75,12 +75,21 @@ final class Identity: Sendable {
         }
     }
 
-    /// `api.unpair()`: ends the staff session, forgets the connection (event cursors stay) and revokes the
-    /// refresh token, best effort.
+    /// `api.unpair()` and `api.disconnect()`: ends the staff session and forgets the connection (event cursors
+    /// stay), then with `revoke` ends its grant on the server, with retries, and any grant left pending from before.
+    /// Throws the revocation's failure (the token then stays pending) — or the storage's, before anything changed.
     func unpair(revoke: Bool = true) async throws {
         staffSessions.end()
-        try await refresher.unpair(revoke: revoke)
+        let parked = try await refresher.unpair(revoke: revoke)
         context.observe?(.unpaired(reason: "requested"))
+        guard revoke, let revocation else { return }
+        if let failure = await revocation.revokePending(current: parked) { throw failure }
+    }
+
+    /// Revokes given-up grants; nil without a client_id, which a revocation needs.
+    private var revocation: GrantRevocation? {
+        guard let clientID = context.clientID, !clientID.isEmpty else { return nil }
+        return GrantRevocation(context: context, client: OAuthClient(clientID: clientID, clientSecret: context.clientSecret))
     }
 
     // MARK: Staff (api.signInStaff, signOutStaff, staff)

@@ -15,6 +15,8 @@ struct IdentityContext: Sendable {
     let sleep: @Sendable (TimeInterval) async throws -> Void
     /// The client's `observer` option, nil when nobody listens.
     let observe: (@Sendable (ProfirestEvent) -> Void)?
+    /// The client's retry settings, for the calls this layer may send again (a revocation).
+    let retry: RetrySchedule
 
     init(
         store: StateStore, endpoint: any OAuthEndpoint, clientID: String?, clientSecret: String? = nil,
@@ -23,7 +25,7 @@ struct IdentityContext: Sendable {
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
             try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
         },
-        observe: (@Sendable (ProfirestEvent) -> Void)? = nil
+        observe: (@Sendable (ProfirestEvent) -> Void)? = nil, retry: RetrySchedule = RetrySchedule()
     ) {
         self.store = store
         self.endpoint = endpoint
@@ -33,6 +35,7 @@ struct IdentityContext: Sendable {
         self.clock = clock
         self.sleep = sleep
         self.observe = observe
+        self.retry = retry
     }
 
     /// The client for token requests, or a usage error naming the call that needs a client_id.
@@ -44,5 +47,24 @@ struct IdentityContext: Sendable {
                     + "profirest-kuryr, or the one Profirest assigned to your partner application).")
         }
         return OAuthClient(clientID: clientID, clientSecret: clientSecret)
+    }
+}
+
+/// The reference's retry table for a call outside the request pipeline: the client's `retries`, the doubling
+/// `retryDelay` with the pipeline's jitter, and a Retry-After that wins unless it is longer than `maxRetryWait`.
+struct RetrySchedule: Sendable {
+    var retries = 3
+    var retryDelay: TimeInterval = 1
+    var maxRetryWait: TimeInterval = 30
+    /// 0..<1 for the backoff jitter; tests pin it.
+    var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
+
+    /// The wait before retry number `retriesUsed + 1` (at most `limit`), or nil when `failure` goes to the caller.
+    func wait(after failure: ProfirestAPIError, retriesUsed: Int, limit: Int) -> TimeInterval? {
+        guard failure.retryable, retriesUsed < limit else { return nil }
+        if let seconds = failure.retryAfter {
+            return Double(seconds) > maxRetryWait ? nil : Double(seconds)
+        }
+        return Backoff.delay(retry: retriesUsed, base: retryDelay, unit: random())
     }
 }

@@ -187,12 +187,11 @@ public final class Pairing: Sendable {
         // A cancel() while the answer was on its way: the pairing was abandoned, so its tokens are not stored.
         try checkCancelled()
         let clock = context.clock
-        try await context.store.replaceConnection { stored in
-            stored.forgetConnection()
-            stored.apply(response, now: clock())
-        }
+        let replaced = try await context.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
         progress.withLock { $0.isConnected = true }
         context.observe?(.paired)
+        // Pairing again replaced a grant: end it on the server (and any left from before), best effort.
+        _ = await GrantRevocation(context: context, client: client).revokePending(current: replaced)
         return true
     }
 

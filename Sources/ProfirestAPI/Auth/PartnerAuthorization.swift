@@ -9,6 +9,10 @@ import Foundation
 struct PartnerAuthorization: Sendable {
     let context: IdentityContext
 
+    /// How long a consent waits for its callback, by the client's clock: an owner takes minutes, and a verifier and
+    /// state left in the storage for longer are more likely a forgotten attempt than a consent still under way.
+    static let consentLifetime: TimeInterval = 30 * 60
+
     /// Builds `<baseURL>/oauth/authorize?…` and remembers the consent it starts.
     func authorizationURL(redirectURI: String, scope: String, prompt: String? = nil) throws -> URL {
         let client = try context.client(for: "authorizationURL(redirectURI:scope:prompt:)")
@@ -62,6 +66,13 @@ struct PartnerAuthorization: Sendable {
                 detail: "No consent is in progress under this storage key; call authorizationURL first, "
                     + "with the same storage key as here.")
         }
+        if context.clock().timeIntervalSince(pending.createdAt) > Self.consentLifetime {
+            try await clearPending()
+            throw ProfirestOAuthError(
+                error: "invalid_state",
+                detail: "The consent in progress has expired (started more than 30 minutes ago); "
+                    + "call authorizationURL again.")
+        }
         guard let state = parameters["state"], Self.constantTimeEqual(state, pending.state) else {
             // Not our callback (forged, or for another consent): keep ours waiting for the real one.
             throw ProfirestOAuthError(
@@ -101,11 +112,10 @@ struct PartnerAuthorization: Sendable {
         }
         // A network failure above leaves the consent in place, so the same callback can be completed again.
         let clock = context.clock
-        try await context.store.replaceConnection { stored in
-            stored.forgetConnection()
-            stored.apply(response, now: clock())
-        }
+        let replaced = try await context.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
         context.observe?(.paired)
+        // Connecting again replaced a grant (say, with fewer restaurants): end the old one on the server, best effort.
+        _ = await GrantRevocation(context: context, client: client).revokePending(current: replaced)
     }
 
     private func clearPending() async throws {

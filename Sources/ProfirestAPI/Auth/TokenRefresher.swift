@@ -90,24 +90,19 @@ actor TokenRefresher {
         return try await sharedRefresh(replacing: rejected).value
     }
 
-    /// Forgets the connection locally (tokens, restaurant, device, pending consent; event cursors stay), then
-    /// revokes the refresh token when `revoke` is set — best effort, so an unpair works offline too. Bumps the
-    /// generation first, so a refresh in flight is discarded instead of bringing the tokens back.
-    func unpair(revoke: Bool = true) async throws {
+    /// Forgets the connection locally (tokens, restaurant, device, pending consent; event cursors stay). With
+    /// `revoke` (and a client to revoke with), the refresh token moves to the pending revocations in the same write,
+    /// for `GrantRevocation` to end on the server; returns it. Bumps the generation first, so a refresh in flight is
+    /// discarded instead of bringing the tokens back.
+    @discardableResult
+    func unpair(revoke: Bool = true) async throws -> String? {
         store.bumpGeneration()
-        // Read inside the lock: another process may have rotated the refresh token since our last look.
-        let refreshToken = try await store.updateAsync { state -> String? in
-            let current = state.refreshToken
+        let park = revoke && settings.client != nil
+        // Inside the lock: another process may have rotated the refresh token since our last look.
+        return try await store.updateAsync { state -> String? in
+            let parked = park ? state.parkRefreshToken() : nil
             state.forgetConnection()
-            return current
-        }
-        if revoke, let refreshToken, let client = settings.client {
-            let form = client.form(["token": refreshToken, "token_type_hint": "refresh_token"])
-            do {
-                try await endpoint.revoke(form: form, basicAuth: client.basicAuth)
-            } catch {
-                observe?(.revocationFailed(code: (error as? ProfirestAPIError)?.code ?? (error as? ProfirestOAuthError)?.error ?? ErrorCode.networkError))
-            }
+            return parked
         }
     }
 

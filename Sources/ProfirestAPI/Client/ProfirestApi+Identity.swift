@@ -16,7 +16,10 @@ extension ProfirestApi {
         let context = IdentityContext(
             store: StateStore(storage: options.storage, key: options.effectiveStorageKey), endpoint: endpoint,
             clientID: options.clientID, clientSecret: options.clientSecret, baseURL: root, clock: settings.clock,
-            sleep: settings.sleep, observe: settings.observe)
+            sleep: settings.sleep, observe: settings.observe,
+            retry: RetrySchedule(
+                retries: max(0, settings.retries), retryDelay: settings.retryDelay, maxRetryWait: settings.maxRetryWait,
+                random: settings.random))
         let errors = ErrorFactory(language: options.language, redaction: Redaction(secrets: []))
         var onUnpaired: (@Sendable () -> Void)?
         var onStaffExpired = options.onStaffExpired
@@ -86,12 +89,28 @@ extension ProfirestApi {
     }
 
     /// Forgets the pairing here (tokens, restaurant, device, a consent in progress; event cursors stay), ends the
-    /// staff session, and revokes the refresh token on the server — best effort, so it works offline too.
-    /// `onUnpaired` is not called: you asked for it. Usage: `await api.unpair()`
+    /// staff session, and revokes the refresh token on the server — retried by the retry table, and kept in the
+    /// storage to revoke later when the server still cannot be reached (`.revocationFailed` tells the observer), so
+    /// it works offline too. Grants left pending by earlier failures are tried again. `onUnpaired` is not called:
+    /// you asked for it. To learn whether the server ended the grant, use ``disconnect()``.
+    /// Usage: `await api.unpair()`
     public func unpair() async {
-        // Non-throwing as the reference shows it: the server side is best effort anyway, and a storage that
-        // cannot be written surfaces with its error on the next read of the state.
+        // Non-throwing as the reference shows it: the local state is cleared either way, a failed revocation stays
+        // pending, and a storage that cannot be written surfaces with its error on the next read of the state.
         try? await identity.unpair(revoke: true)
+    }
+
+    /// The same as ``unpair()``, but throws when the grant could not be revoked on the server, for a partner's
+    /// Disconnect button that must tell the owner the truth.
+    ///
+    /// The local state is cleared either way; a refresh token the server did not confirm revoked stays pending in
+    /// the storage and is tried again by the next `unpair()`, `disconnect()`, pairing or consent. Throws the
+    /// revocation's `ProfirestAPIError` (e.g. `network_error`, or a 503 after the retries) or `ProfirestOAuthError`
+    /// (e.g. `invalid_client`) — also for a grant left pending by an earlier failure — and a `StorageError` when the
+    /// state cannot be written (then nothing was cleared).
+    /// Usage: `do { try await api.disconnect() } catch { showStillConnectedOnTheServer(error) }`
+    public func disconnect() async throws {
+        try await identity.unpair(revoke: true)
     }
 
     // MARK: Partner consent (authorization code + PKCE S256, RFC 9207)

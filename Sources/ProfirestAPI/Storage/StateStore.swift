@@ -109,12 +109,14 @@ final class StateStore: Sendable {
     /// Stores a new connection (a finished pairing or consent) and bumps the generation, both inside the lock:
     /// whoever sees the new generation also finds the new tokens, and a refresh of the old connection that held
     /// the lock before us is overwritten rather than overwriting us.
-    func replaceConnection(_ transform: @escaping @Sendable (inout StoredState) throws -> Void) async throws {
+    @discardableResult
+    func replaceConnection<T: Sendable>(_ transform: @escaping @Sendable (inout StoredState) throws -> T) async throws -> T {
         try await exclusive { access in
             var state = try access.read()
-            try transform(&state)
+            let result = try transform(&state)
             try access.write(state)
             self.bumpGeneration()
+            return result
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 extension StoredState {
     private static let knownKeys: Set<String> = [
         "version", "access_token", "refresh_token", "expires_at", "token_type", "scopes", "restaurant_id",
-        "device_id", "pending_consent",
+        "device_id", "pending_consent", "pending_revocations",
     ]
 
     /// `events_cursor` and every `events_cursor:…`: the members that hold event feed cursors.
@@ -59,6 +59,15 @@ extension StoredState {
             }
         default: throw corrupt("scopes is not an array")
         }
+        switch members["pending_revocations"] {
+        case nil, .null?: break
+        case .array(let items)?:
+            state.pendingRevocations = try items.map {
+                guard let s = $0.stringValue else { throw corrupt("pending_revocations holds a non-string") }
+                return s
+            }
+        default: throw corrupt("pending_revocations is not an array")
+        }
         // Event cursors: one top-level member per subscription, `events_cursor[:restaurant][:types]` → cursor.
         for (key, value) in members where isCursorKey(key) {
             switch value {
@@ -104,6 +113,7 @@ extension StoredState {
         put("restaurant_id", restaurantID)
         put("device_id", deviceID)
         if !scopes.isEmpty { members["scopes"] = .array(scopes.map(JSONValue.string)) }
+        if !pendingRevocations.isEmpty { members["pending_revocations"] = .array(pendingRevocations.map(JSONValue.string)) }
         for (key, cursor) in eventsCursor where Self.isCursorKey(key) { members[key] = .string(cursor) }
         if let consent = pendingConsent {
             members["pending_consent"] = .object([

@@ -18,6 +18,7 @@ import Foundation
 /// | `device_id`       | string           | a paired device's id |
 /// | `pending_consent` | object           | a partner consent between redirect and callback: `state`, `code_verifier`, `redirect_uri`, `scope`, `created_at` (RFC 3339) |
 /// | `events_cursor[:restaurant][:types]` | string | an event feed's cursor, one member per subscription: `events_cursor`, `events_cursor:11`, `events_cursor:11:kitchen.ticket_updated,order.created` (see ``cursorKey(restaurantID:types:)``) |
+/// | `pending_revocations` | array of strings | refresh tokens of grants this storage gave up (unpaired, or replaced by a new pairing or consent) whose revocation the server has not confirmed yet |
 ///
 /// Keys this library does not know are kept as they are when the document is written back: another library
 /// sharing the storage may have put them there. A missing key means "none"; `null` is read the same way.
@@ -42,6 +43,8 @@ struct StoredState: Sendable, Equatable {
     var deviceID: String?
     var pendingConsent: PendingConsent?
     var eventsCursor: [String: String] = [:]
+    /// Refresh tokens to revoke, oldest first (see `GrantRevocation`).
+    var pendingRevocations: [String] = []
     /// Members written by someone else, carried through untouched.
     var unknown: [String: JSONValue] = [:]
 
@@ -52,7 +55,7 @@ struct StoredState: Sendable, Equatable {
 
     /// Forgets everything that ties the storage to a pairing or a connection.
     ///
-    /// Event cursors stay: they are keyed by restaurant, are no credential, and keeping them lets a device that is
+    /// Pending revocations stay: they are what is left to end on the server. Event cursors stay: they are keyed by restaurant, are no credential, and keeping them lets a device that is
     /// paired again to the same restaurant continue the feed where it stopped instead of skipping to its end
     /// (an outdated cursor is answered with `cursor_expired`, which the feed reader already handles).
     mutating func forgetConnection() {
@@ -64,6 +67,32 @@ struct StoredState: Sendable, Equatable {
         restaurantID = nil
         deviceID = nil
         pendingConsent = nil
+    }
+
+    /// The most pending revocations kept: a device offline through many unpairings must not grow its document
+    /// without bound; the oldest grants dropped from the list still end when they expire on the server.
+    static let pendingRevocationLimit = 20
+
+    /// Moves the refresh token (if any) to the pending revocations, in the same write that gives it up, so a
+    /// process that dies before the revocation leaves it for the next one to revoke. Returns it.
+    @discardableResult
+    mutating func parkRefreshToken() -> String? {
+        guard let token = refreshToken else { return nil }
+        refreshToken = nil
+        if !pendingRevocations.contains(token) { pendingRevocations.append(token) }
+        if pendingRevocations.count > Self.pendingRevocationLimit {
+            pendingRevocations.removeFirst(pendingRevocations.count - Self.pendingRevocationLimit)
+        }
+        return token
+    }
+
+    /// Replaces the connection with a new pairing's or consent's tokens, parking the replaced refresh token for
+    /// revocation: the old grant would otherwise stay alive with nobody left holding it. Returns the parked token.
+    mutating func replaceConnection(with response: TokenResponse, now: Date) -> String? {
+        let replaced = response.refreshToken == refreshToken ? nil : parkRefreshToken()
+        forgetConnection()
+        apply(response, now: now)
+        return replaced
     }
 
     /// Stores a token answer. A missing `refresh_token` keeps the one we have: the server leaves it out when

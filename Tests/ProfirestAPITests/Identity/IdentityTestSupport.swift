@@ -79,6 +79,8 @@ final class ScriptedEndpoint: OAuthEndpoint, @unchecked Sendable {
     private(set) var forms: [[String: String]] = []
     private(set) var basicAuths: [String?] = []
     private(set) var revoked: [[String: String]] = []
+    /// The answers of `revoke`, one per call (the last repeats): nil for a 200, an error to throw.
+    private var revokeScript: [Error?] = []
     var metadataAnswer: AuthorizationServerMetadata?
     var deviceAnswer: DeviceAuthorization?
     var gate: Gate?
@@ -91,6 +93,9 @@ final class ScriptedEndpoint: OAuthEndpoint, @unchecked Sendable {
     var allBasicAuths: [String?] { locked { basicAuths } }
 
     func setScript(_ script: [Answer]) { locked { tokenScript = script } }
+    func setRevokeScript(_ script: [Error?]) { locked { revokeScript = script } }
+    /// The revoked tokens, one per attempt.
+    var revokedTokens: [String] { locked { revoked.compactMap { $0["token"] } } }
 
     private func locked<T>(_ body: () -> T) -> T {
         lock.lock()
@@ -120,7 +125,12 @@ final class ScriptedEndpoint: OAuthEndpoint, @unchecked Sendable {
     }
 
     func revoke(form: [String: String], basicAuth: String?) async throws {
-        locked { revoked.append(form) }
+        let failure: Error? = locked {
+            revoked.append(form)
+            guard !revokeScript.isEmpty else { return nil }
+            return revokeScript.count > 1 ? revokeScript.removeFirst() : revokeScript[0]
+        }
+        if let failure { throw failure }
     }
 
     func metadata() async throws -> AuthorizationServerMetadata {
@@ -138,5 +148,14 @@ extension TokenResponse {
         TokenResponse(
             accessToken: access, tokenType: "Bearer", expiresIn: expiresIn, scope: "restaurants:read attendance:punch",
             deviceId: "dev_7Q2M", refreshToken: refresh, restaurantId: "11")
+    }
+}
+
+extension ProfirestAPIError {
+    /// A 503 as the endpoint throws it (retryable), optionally with Retry-After.
+    static func unavailable(retryAfter: Int? = nil) -> ProfirestAPIError {
+        ProfirestAPIError(
+            code: ErrorCode.serviceUnavailable, status: 503, title: "Service unavailable", retryAfter: retryAfter,
+            retryable: true)
     }
 }

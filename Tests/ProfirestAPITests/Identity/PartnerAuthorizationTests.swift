@@ -206,4 +206,33 @@ final class PartnerAuthorizationTests: XCTestCase {
         }
         XCTAssertNil(try StateStore(storage: storage, key: key).read().pendingConsent)
     }
+
+    func testAConsentOlderThanThirtyMinutesHasExpired() async throws {
+        let endpoint = ScriptedEndpoint([.tokens(.sample("at_p", refresh: "rt_p"))])
+        let storage = MemoryTokenStorage()
+        let auth = partner(endpoint, storage: storage)
+        let state = try XCTUnwrap(query(try auth.authorizationURL(redirectURI: "app://cb", scope: "a"))["state"])
+        clock.advance(30 * 60 + 1)
+        do {
+            try await auth.completeAuthorization(parameters: ["code": "c", "state": state, "iss": "https://api.example"])
+            XCTFail("an expired consent connected")
+        } catch let e as ProfirestOAuthError {
+            XCTAssertEqual(e.error, "invalid_state")
+            XCTAssertTrue(e.detail?.contains("expired") == true, e.message)
+        }
+        XCTAssertEqual(endpoint.tokenCalls, 0, "the code is never exchanged")
+        XCTAssertNil(try StateStore(storage: storage, key: key).read().pendingConsent, "and the consent is cleared")
+    }
+
+    func testAConsentWithinThirtyMinutesCompletesAndANewURLReplacesAnExpiredOne() async throws {
+        let endpoint = ScriptedEndpoint([.tokens(.sample("at_p", refresh: "rt_p"))])
+        let auth = partner(endpoint)
+        _ = try auth.authorizationURL(redirectURI: "app://cb", scope: "a")
+        clock.advance(31 * 60)
+        // authorizationURL always starts afresh: the expired consent is simply replaced.
+        let state = try XCTUnwrap(query(try auth.authorizationURL(redirectURI: "app://cb", scope: "a"))["state"])
+        clock.advance(29 * 60)
+        try await auth.completeAuthorization(parameters: ["code": "c", "state": state, "iss": "https://api.example"])
+        XCTAssertEqual(endpoint.tokenCalls, 1)
+    }
 }

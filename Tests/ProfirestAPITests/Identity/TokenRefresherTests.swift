@@ -227,7 +227,7 @@ final class TokenRefresherTests: XCTestCase {
             _ = try await refresh.value
             XCTFail("the stale refresh must not hand out its token")
         } catch { XCTAssertEqual(error as? AuthFailure, .notPaired) }
-        try await unpair.value
+        _ = try await unpair.value
         let state = try store.read()
         XCTAssertNil(state.accessToken)
         XCTAssertNil(state.refreshToken)
@@ -325,15 +325,17 @@ final class TokenRefresherTests: XCTestCase {
         } catch { XCTAssertEqual(error as? AuthFailure, .notPaired) }
     }
 
-    func testUnpairRevokesTheRefreshTokenAndKeepsCursors() async throws {
+    func testUnpairParksTheRefreshTokenForRevocationAndKeepsCursors() async throws {
         let endpoint = ScriptedEndpoint()
         let store = try pairedStore()
         try store.update { $0.eventsCursor["events_cursor:11"] = "c9" }
         let auth = refresher(store, endpoint)
-        try await auth.unpair()
-        XCTAssertEqual(endpoint.revoked, [["token": "rt_old", "token_type_hint": "refresh_token", "client_id": "profirest-pos"]])
+        let parked = try await auth.unpair()
+        XCTAssertEqual(parked, "rt_old")
+        XCTAssertTrue(endpoint.revoked.isEmpty, "the revocation is Identity's, after the local state is cleared")
         let state = try store.read()
         XCTAssertFalse(state.hasTokens)
+        XCTAssertEqual(state.pendingRevocations, ["rt_old"])
         XCTAssertEqual(state.eventsCursor, ["events_cursor:11": "c9"])
     }
 

@@ -213,5 +213,30 @@ final class TokenWiringTests: XCTestCase {
         XCTAssertEqual(revoke.form["token"], "rt_1_0123456789")
         XCTAssertEqual(revoke.form["token_type_hint"], "refresh_token")
         XCTAssertEqual(unpaired.all.count, 0, "unpairing on purpose is not a lost pairing")
+        XCTAssertEqual(transport.requests("POST", "/oauth/revoke").count, 4, "the first try and the client's 3 retries")
+    }
+
+    func testDisconnectThrowsWhenTheGrantOutlivesItAndALaterOneEndsIt() async throws {
+        let serverDown = Locked(true)
+        let transport = RoutingTransport { request in
+            guard request.url.path == "/oauth/revoke" else { return ok }
+            return serverDown.withLock { $0 } ? .problem(503, ErrorCode.serviceUnavailable) : .respond(HTTPResponse(status: 200))
+        }
+        let client = try WiredClient(transport: transport, tokens: ("at_valid_0123456789", "rt_1_0123456789", 1800))
+        do {
+            try await client.api.disconnect()
+            XCTFail("a Disconnect button must learn that the grant is still alive")
+        } catch let e as ProfirestAPIError {
+            XCTAssertEqual(e.code, ErrorCode.serviceUnavailable)
+        }
+        XCTAssertFalse(client.api.isPaired, "the local state is cleared either way")
+        XCTAssertEqual(transport.requests("POST", "/oauth/revoke").count, 4)
+        let document = try XCTUnwrap(client.storage.get(StateStore.defaultKey(clientID: "profirest-pos")))
+        XCTAssertTrue(document.contains(#""pending_revocations":["rt_1_0123456789"]"#), "kept to revoke later")
+
+        serverDown.withLock { $0 = false }
+        try await client.api.disconnect()
+        XCTAssertEqual(transport.requests("POST", "/oauth/revoke").last?.form["token"], "rt_1_0123456789")
+        XCTAssertNil(try client.storage.get(StateStore.defaultKey(clientID: "profirest-pos")))
     }
 }
