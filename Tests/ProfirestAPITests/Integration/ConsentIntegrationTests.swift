@@ -87,4 +87,41 @@ final class ConsentIntegrationTests: XCTestCase {
         }
         XCTAssertFalse(api.isPaired)
     }
+
+    func testConnectingAgainRevokesTheFirstGrantOnTheServer() async throws {
+        let storage = MemoryTokenStorage()
+        let api = sandbox.client(clientID: "moje-aplikace", storage: storage)
+        let stored = StateStore(storage: storage, key: StateStore.defaultKey(clientID: "moje-aplikace"))
+        try await sandbox.admin("POST", "consents/auto", ["decision": "approve", "restaurant_ids": ["11", "12"]])
+        let first = try await api.completeAuthorization(
+            try await followConsent(try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "restaurants:read")))
+        XCTAssertEqual(Set(first.restaurants.map(\.id)), ["11", "12"])
+        let firstTokens = try stored.read()
+        let firstRefresh = try XCTUnwrap(firstTokens.refreshToken)
+        let firstAccess = try XCTUnwrap(firstTokens.accessToken)
+
+        // The owner narrows access to one restaurant: the app connects again.
+        try await sandbox.admin("POST", "consents/auto", ["decision": "approve", "restaurant_ids": ["11"]])
+        let second = try await api.completeAuthorization(
+            try await followConsent(try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "restaurants:read")))
+        XCTAssertEqual(second.restaurants.map(\.id), ["11"])
+        XCTAssertNotEqual(try stored.read().refreshToken, firstRefresh)
+        XCTAssertEqual(try stored.read().pendingRevocations, [], "the server confirmed the revocation")
+
+        // The first grant is over on the server: its refresh token no longer refreshes, its access token no longer works.
+        do {
+            try await sandbox.raw("POST", "/oauth/token", form: PercentEncoding.formBody([
+                "grant_type": "refresh_token", "refresh_token": firstRefresh, "client_id": "moje-aplikace",
+            ]))
+            XCTFail("the replaced grant still refreshes")
+        } catch let failure as ProfirestTestFailure {
+            XCTAssertTrue(String(describing: failure).contains("invalid_grant"), String(describing: failure))
+        }
+        let old = try await URLSessionTransport().send(HTTPRequest(
+            method: "GET", url: try XCTUnwrap(URL(string: sandbox.api + "/v2/restaurants/12")),
+            headers: ["Authorization": "Bearer " + firstAccess]))
+        XCTAssertEqual(old.status, 401)
+        let restaurant: JSONValue? = try await api.get("/restaurants/11")
+        XCTAssertEqual(restaurant?["id"]?.stringValue, "11", "the new grant works")
+    }
 }
