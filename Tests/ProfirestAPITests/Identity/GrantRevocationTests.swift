@@ -201,4 +201,10 @@ final class GrantRevocationTests: XCTestCase {
         XCTAssertEqual(state.pendingRevocations.count, StoredState.pendingRevocationLimit)
         XCTAssertEqual(state.pendingRevocations.last, "rt_\(StoredState.pendingRevocationLimit + 4)")
     }
+
+    func testNotPairedNamesBothWaysBack() {
+        let text = AuthFailure.notPaired.description
+        XCTAssertTrue(text.contains("pair the device again"), text)
+        XCTAssertTrue(text.contains("connect the partner application again with authorizationURL"), text)
+    }
 }

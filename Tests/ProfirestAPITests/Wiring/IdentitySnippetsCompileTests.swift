@@ -53,6 +53,23 @@ final class IdentitySnippetsCompileTests: XCTestCase {
         }
     }
 
+    /// The README's partner callback (a dictionary from the callback's query) and Disconnect button.
+    func partnerCallbackAndDisconnect(_ api: ProfirestApi, callbackURL: URL, flash: (String) -> Void) async throws {
+        let parameters = Dictionary(
+            (URLComponents(url: callbackURL, resolvingAgainstBaseURL: false)?.queryItems ?? [])
+                .compactMap { item in item.value.map { (item.name, $0) } },
+            uniquingKeysWith: { first, _ in first })
+        try await api.completeAuthorization(parameters: parameters)
+        _ = try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "orders:read", prompt: "consent")
+        do {
+            try await api.disconnect()
+        } catch let e as ProfirestAPIError {
+            flash("Disconnected here; Profirest could not be told yet (\(e.code)), we will retry.")
+        } catch let e as ProfirestOAuthError {
+            flash("Disconnected here; Profirest refused the revocation: \(e.message)")
+        }
+    }
+
     func consent(_ api: ProfirestApi, callbackURL: URL, c: String, s: String, i: String) async throws {
         let url = try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "restaurants:read orders:read")
         let connection = try await api.completeAuthorization(callbackURL)
