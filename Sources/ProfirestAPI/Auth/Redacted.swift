@@ -9,7 +9,7 @@ extension StoredState: CustomStringConvertible, CustomDebugStringConvertible, Cu
         let expiry = expiresAt.map(RFC3339.string(from:)) ?? "none"
         return "StoredState(paired: \(hasTokens), expiresAt: \(expiry), restaurantID: \(restaurantID ?? "none"), "
             + "deviceID: \(deviceID ?? "none"), scopes: \(scopes), pendingConsent: \(pendingConsent != nil), "
-            + "cursors: \(eventsCursor.count))"
+            + "cursors: \(eventsCursor.count), pendingRevocations: \(pendingRevocations.count))"
     }
     var debugDescription: String { description }
     var customMirror: Mirror { Mirror(self, children: ["summary": description]) }
