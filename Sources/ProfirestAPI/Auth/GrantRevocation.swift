@@ -15,14 +15,14 @@ struct GrantRevocation: Sendable {
     /// once each, since they had their retries when they were given up. Stops at the first failure that says the
     /// server cannot be reached, as the rest would only wait for the same. Each failure is reported to the observer;
     /// returns the first (the tokens not revoked stay pending), nil when none is left.
-    func revokePending(current: String?) async -> (any Error)? {
+    func revokePending(current: String?, retrying: Bool = true) async -> (any Error)? {
         guard let pending = try? context.store.read().pendingRevocations, !pending.isEmpty else { return nil }
         let ordered = pending.filter { $0 == current } + pending.filter { $0 != current }
         var revoked: [String] = []
         var failure: (any Error)?
         for token in ordered {
             do {
-                try await revoke(token, retries: token == current ? context.retry.retries : 0)
+                try await revoke(token, retries: token == current && retrying ? context.retry.retries : 0)
                 revoked.append(token)
             } catch {
                 failure = failure ?? error

@@ -78,12 +78,14 @@ final class Identity: Sendable {
     /// `api.unpair()` and `api.disconnect()`: ends the staff session and forgets the connection (event cursors
     /// stay), then with `revoke` ends its grant on the server, with retries, and any grant left pending from before.
     /// Throws the revocation's failure (the token then stays pending) — or the storage's, before anything changed.
-    func unpair(revoke: Bool = true) async throws {
+    /// Without `retrying`, one attempt: `unpair()` must return promptly offline (a device's "forget the pairing"),
+    /// while `disconnect()` waits out the retry table to tell the caller the truth.
+    func unpair(revoke: Bool = true, retrying: Bool = true) async throws {
         staffSessions.end()
         let parked = try await refresher.unpair(revoke: revoke)
         context.observe?(.unpaired(reason: "requested"))
         guard revoke, let revocation else { return }
-        if let failure = await revocation.revokePending(current: parked) { throw failure }
+        if let failure = await revocation.revokePending(current: parked, retrying: retrying) { throw failure }
     }
 
     /// Revokes given-up grants; nil without a client_id, which a revocation needs.

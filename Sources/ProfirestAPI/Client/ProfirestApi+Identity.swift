@@ -89,19 +89,18 @@ extension ProfirestApi {
     }
 
     /// Forgets the pairing here (tokens, restaurant, device, a consent in progress; event cursors stay), ends the
-    /// staff session, and revokes the refresh token on the server — retried by the retry table, and kept in the
-    /// storage to revoke later when the server still cannot be reached (`.revocationFailed` tells the observer), so
-    /// it works offline too. Grants left pending by earlier failures are tried again. `onUnpaired` is not called:
+    /// staff session, and revokes the refresh token on the server in one attempt — kept in the storage to revoke
+    /// later when that fails (`.revocationFailed` tells the observer), so it returns promptly offline too. Grants left pending by earlier failures are tried again. `onUnpaired` is not called:
     /// you asked for it. To learn whether the server ended the grant, use ``disconnect()``.
     /// Usage: `await api.unpair()`
     public func unpair() async {
         // Non-throwing as the reference shows it: the local state is cleared either way, a failed revocation stays
         // pending, and a storage that cannot be written surfaces with its error on the next read of the state.
-        try? await identity.unpair(revoke: true)
+        try? await identity.unpair(revoke: true, retrying: false)
     }
 
-    /// The same as ``unpair()``, but throws when the grant could not be revoked on the server, for a partner's
-    /// Disconnect button that must tell the owner the truth.
+    /// The same as ``unpair()``, but waits out the retry table for the revocation and throws when the grant could not
+    /// be revoked on the server, for a partner's Disconnect button that must tell the owner the truth.
     ///
     /// The local state is cleared either way; a refresh token the server did not confirm revoked stays pending in
     /// the storage and is tried again by the next `unpair()`, `disconnect()`, pairing or consent. Throws the

@@ -213,7 +213,8 @@ final class TokenWiringTests: XCTestCase {
         XCTAssertEqual(revoke.form["token"], "rt_1_0123456789")
         XCTAssertEqual(revoke.form["token_type_hint"], "refresh_token")
         XCTAssertEqual(unpaired.all.count, 0, "unpairing on purpose is not a lost pairing")
-        XCTAssertEqual(transport.requests("POST", "/oauth/revoke").count, 4, "the first try and the client's 3 retries")
+        XCTAssertEqual(transport.requests("POST", "/oauth/revoke").count, 1, "unpair() makes one attempt: it must return promptly offline")
+        XCTAssertEqual(client.api.isPaired, false)
     }
 
     func testDisconnectThrowsWhenTheGrantOutlivesItAndALaterOneEndsIt() async throws {
