@@ -280,7 +280,8 @@ struct FeedHarness {
 
     init(
         cursor: String? = "c0", types: [String] = [], pages: [Step] = [], streams: [StreamStep] = [],
-        streaming: Bool = true, authorizer: (any RequestAuthorizer)? = nil, retries: Int = 0
+        streaming: Bool = true, authorizer: (any RequestAuthorizer)? = nil, retries: Int = 0,
+        observer: (@Sendable (ProfirestEvent) -> Void)? = nil
     ) {
         let changes = Changes()
         let clock = FeedClock(changes: changes)
@@ -295,7 +296,7 @@ struct FeedHarness {
             options: .init(
                 language: "en", storage: storage, storageKey: Self.storageKey, retries: retries, retryDelay: 1,
                 transport: streaming ? transport : PollOnlyTransport(transport), clock: { clock.now },
-                sleep: { try await clock.sleep($0) }),
+                sleep: { try await clock.sleep($0) }, observer: observer),
             authorizer: authorizer ?? StaticTokenAuthorizer(token: "at_feed_secret"),
             attemptTimer: { try await timer.wait($0) }, random: { 0.5 })
         self.transport = transport
