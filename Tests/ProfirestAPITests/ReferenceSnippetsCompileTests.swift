@@ -1,6 +1,9 @@
 import Foundation
 import XCTest
 import ProfirestAPI  // not @testable: the snippets must compile against the public API alone
+#if canImport(OSLog)
+import OSLog
+#endif
 
 /// Every code shape of the reference's examples, compiled against the public API. The functions are never
 /// called: compiling them is the test. `testTheSnippetsRunAgainstAScriptedServer` runs the same shapes.
@@ -185,5 +188,32 @@ enum QuickStart {
         }))
         try await Task.sleep(nanoseconds: 60_000_000_000)
         feed.cancel()
+    }
+}
+
+/// The code of the DocC article "Seeing what the library does" (Diagnostics.md), compiled against the public API.
+enum DiagnosticsArticle {
+    static func stderr() -> ProfirestApi {
+        ProfirestApi(options: .init(clientID: "muj-eshop", observer: { event in
+            FileHandle.standardError.write(Data("profirest: \(event)\n".utf8))
+        }))
+    }
+
+    #if canImport(OSLog)
+    static func oslog() -> ProfirestApi {
+        let logger = Logger(subsystem: "cz.firma.pokladna", category: "profirest")
+        return ProfirestApi(options: .init(clientID: "profirest-pos", observer: { event in
+            logger.debug("\(event.description, privacy: .public)")
+        }))
+    }
+    #endif
+
+    static func disconnect(api: ProfirestApi) async {
+        do {
+            try await api.disconnect()
+            print("Disconnected")
+        } catch {
+            print("Disconnected here; the server could not be told yet (\(error)). It will be told later.")
+        }
     }
 }
