@@ -459,8 +459,9 @@ async def authorize(request: web.Request) -> web.Response:
         return _redirect(ruri, {"error": "invalid_request", "error_description": "PKCE S256 is required", **base, **iss})
     try:
         scopes = check_scopes(q.get("scope", ""))
-    except OAuthError:
-        return _redirect(ruri, {"error": "invalid_scope", **base, **iss})
+    except OAuthError as e:
+        # RFC 6749 4.1.2.1: the detail goes along as error_description ("Unknown scopes: …").
+        return _redirect(ruri, {"error": "invalid_scope", "error_description": e.description, **base, **iss})
     areq = {"client_id": cid, "redirect_uri": ruri, "state": state, "code_challenge": challenge, "scopes": scopes}
     prompt = q.get("prompt")
     if prompt == "none":

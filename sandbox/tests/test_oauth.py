@@ -255,6 +255,16 @@ def test_consent_approved_with_no_restaurant_asks_again(api):
     assert q["error"] == ["access_denied"]  # denying needs no restaurant
 
 
+def test_unknown_scope_redirect_carries_the_detail(api):
+    _, challenge = pkce()
+    params = {**authorize_params(challenge=challenge), "scope": "orders:read admin:everything"}
+    r = api.call("GET", "/oauth/authorize", params=params, allow_redirects=False)
+    assert r.status_code == 302
+    q = parse_qs(urlsplit(r.headers["Location"]).query)
+    assert q["error"] == ["invalid_scope"] and q["error_description"] == ["Unknown scopes: admin:everything"]
+    assert q["state"] == [params["state"]] and q["iss"] == [api.base]
+
+
 def test_consent_page_escapes_what_it_shows(api):
     redirect = "http://127.0.0.1:5555/cb?a=1&b='x'"
     _, text, _ = consent_page(api, redirect_uri=redirect)
