@@ -33,6 +33,19 @@ def all_scopes() -> list[str]:
 
 
 @lru_cache(maxsize=1)
+def scope_descriptions() -> dict[str, str]:
+    """Each scope as a person reads it, Czech / English: {"orders:read": "Číst objednávky / Read orders"}, from the
+    oauth2 scheme's scopes (English) and x-scopes-cs (Czech); a scope with only one of them shows that one."""
+    flow = spec()["components"]["securitySchemes"]["oauth2"]["flows"]["authorizationCode"]
+    cs_texts = flow.get("x-scopes-cs") or {}
+    out = {}
+    for scope, en in flow["scopes"].items():
+        texts = [t.strip().rstrip(".") for t in (cs_texts.get(scope) or "", en or "") if t and t.strip()]
+        out[scope] = " / ".join(texts)
+    return out
+
+
+@lru_cache(maxsize=1)
 def device_clients() -> list[str]:
     return list(spec()["x-device-clients"])
 

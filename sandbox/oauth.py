@@ -438,10 +438,15 @@ async def authorize(request: web.Request) -> web.Response:
     cid = q.get("client_id", "")
     client = CLIENTS.get(cid)
     if not client or client["kind"] != "partner":
-        return _html(400, "Neznámá aplikace", f"<p>client_id {html.escape(cid)} není registrovaná aplikace partnera.</p>")
+        return _html(400, "Neznámá aplikace / Unknown application",
+                     f"<p>client_id <code>{html.escape(cid)}</code> není registrovaná aplikace partnera. / "
+                     "is not a registered partner application.</p>")
     ruri = q.get("redirect_uri", "")
     if not redirect_allowed(ruri):
-        return _html(400, "Neplatná adresa návratu", f"<p>redirect_uri {html.escape(ruri)} není pro {html.escape(cid)} povolená.</p>")
+        name = html.escape(client_name(cid))
+        return _html(400, "Neplatná adresa návratu / Redirect URI not allowed",
+                     f"<p>redirect_uri <code>{html.escape(ruri)}</code> není pro {name} povolená. / "
+                     f"is not allowed for {name}.</p>")
     state = q.get("state")
     base = {"state": state} if state else {}
     iss = {"iss": issuer(sb)}
@@ -454,8 +459,9 @@ async def authorize(request: web.Request) -> web.Response:
         return _redirect(ruri, {"error": "invalid_request", "error_description": "PKCE S256 is required", **base, **iss})
     try:
         scopes = check_scopes(q.get("scope", ""))
-    except OAuthError:
-        return _redirect(ruri, {"error": "invalid_scope", **base, **iss})
+    except OAuthError as e:
+        # RFC 6749 4.1.2.1: the detail goes along as error_description ("Unknown scopes: …").
+        return _redirect(ruri, {"error": "invalid_scope", "error_description": e.description, **base, **iss})
     areq = {"client_id": cid, "redirect_uri": ruri, "state": state, "code_challenge": challenge, "scopes": scopes}
     prompt = q.get("prompt")
     if prompt == "none":
@@ -468,28 +474,55 @@ async def authorize(request: web.Request) -> web.Response:
         return _finish_authorization(sb, areq, auto["decision"] == "approve", list(auto.get("restaurant_ids") or ["11"]))
     areq_id = new_id("areq_", 16)
     sb.store.put("authorization_request", areq_id, {**areq, "created": now()})
+    return _consent_page(sb, areq_id, areq)
+
+
+def client_name(cid: str) -> str:
+    """What the owner reads: the client's display name, its id when it has none."""
+    return (CLIENTS.get(cid) or {}).get("name") or cid
+
+
+def _consent_page(sb: Sandbox, areq_id: str, areq: dict, message: str | None = None) -> web.Response:
+    """The page the owner decides on. Nothing is ticked: the owner chooses the restaurants."""
+    e = html.escape
+    described = contract.scope_descriptions()
+    scope_list = "".join(f'<li>{e(described.get(s) or s)} <small><code>{e(s)}</code></small></li>'
+                         for s in areq["scopes"])
     boxes = "".join(
-        f'<label><input type="checkbox" name="restaurant_id" value="{html.escape(r["id"])}"'
-        f'{" checked" if r["id"] == "11" else ""}> {html.escape(r["name"])} ({html.escape(r["city"])})</label><br>'
+        f'<label><input type="checkbox" name="restaurant_id" value="{e(r["id"])}"> '
+        f'{e(r["name"])} ({e(r["city"])})</label><br>'
         for r in sb.store.list("restaurant"))
-    scope_list = "".join(f"<li><code>{html.escape(s)}</code></li>" for s in scopes)
-    return _html(200, "Připojit aplikaci", f"""
-<p>Aplikace <b>{html.escape(cid)}</b> žádá o přístup k vašim provozovnám.</p><ul>{scope_list}</ul>
-<form method="post" action="/_sandbox/consent"><input type="hidden" name="request" value="{areq_id}">
-{boxes}<p><button name="decision" value="approve" id="approve">Povolit</button>
-<button name="decision" value="deny" id="deny">Zamítnout</button></p></form>""")
+    alert = f'<p role="alert" id="error"><strong>{e(message)}</strong></p>' if message else ""
+    return _html(200, "Připojit aplikaci / Connect an application", f"""
+<p>Aplikace <b id="client">{e(client_name(areq["client_id"]))}</b> žádá o přístup k vašim provozovnám. /
+The application <b>{e(client_name(areq["client_id"]))}</b> asks for access to your restaurants.</p>
+<ul id="scopes">{scope_list}</ul>
+<p>Po rozhodnutí se vrátíte na / After deciding you return to <code>{e(areq["redirect_uri"])}</code></p>
+{alert}<form method="post" action="/_sandbox/consent"><input type="hidden" name="request" value="{e(areq_id)}">
+<fieldset><legend>Provozovny / Restaurants</legend>
+{boxes}</fieldset><p><button name="decision" value="approve" id="approve">Povolit / Approve</button>
+<button name="decision" value="deny" id="deny">Zamítnout / Deny</button></p></form>""")
+
+
+NO_RESTAURANT = "Vyberte aspoň jednu provozovnu / Choose at least one restaurant"
 
 
 async def consent_decision(request: web.Request) -> web.Response:
     """The consent page's form (not part of the contract)."""
     sb: Sandbox = request.app["sb"]
     form = await request.post()
-    areq = sb.store.get("authorization_request", form.get("request", ""))
+    areq_id = form.get("request", "")
+    areq = sb.store.get("authorization_request", areq_id)
     if not areq:
-        return _html(400, "Žádost vypršela", "<p>Začněte připojení znovu.</p>")
-    sb.store.delete("authorization_request", form.get("request", ""))
+        return _html(400, "Žádost vypršela / The request expired",
+                     "<p>Začněte připojení znovu. / Start connecting again.</p>")
+    approve = form.get("decision") == "approve"
     rids = [r for r in form.getall("restaurant_id", []) if sb.restaurant(r)]
-    return _finish_authorization(sb, areq, form.get("decision") == "approve", rids)
+    if approve and not rids:
+        # Approving nothing is a slip, not a refusal: the same page again, the request still waiting.
+        return _consent_page(sb, areq_id, areq, NO_RESTAURANT)
+    sb.store.delete("authorization_request", areq_id)
+    return _finish_authorization(sb, areq, approve, rids)
 
 
 # -- /v2/connection -----------------------------------------------------------------------------------

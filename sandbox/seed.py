@@ -10,13 +10,14 @@ if TYPE_CHECKING:
     from .core import Sandbox
 
 # OAuth clients. Device clients are public; partner redirect URIs: mojeaplikace://… or http loopback with any port.
+# A partner's name is what the consent page shows (its id when it has none).
 CLIENTS = {
     "profirest-pos": {"kind": "device", "public": True},
     "profirest-kds": {"kind": "device", "public": True},
     "profirest-dochazka": {"kind": "device", "public": True},
     "profirest-kuryr": {"kind": "device", "public": True},
-    "moje-aplikace": {"kind": "partner", "public": True},
-    "sandbox-eshop": {"kind": "partner", "public": False, "secret": "sandbox-secret"},
+    "moje-aplikace": {"kind": "partner", "public": True, "name": "Moje aplikace"},
+    "sandbox-eshop": {"kind": "partner", "public": False, "secret": "sandbox-secret", "name": "Sandbox e-shop"},
 }
 
 JANA_SALT = offline.b64url(b"profirest-jana-1")  # 16 bytes, fixed so client tests can derive the same key

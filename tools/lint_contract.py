@@ -3,7 +3,7 @@
 Besides the standard OpenAPI 3.1 validation, it enforces the house rules the generator and the sandbox rely on:
 every schema and every operation's main response has an example and each example validates against its schema,
 operation ids are unique, every error code the contract's prose mentions is in x-error-catalog, and the catalog
-itself is well formed. Secret members (tokens, PINs, the PKCE verifier) carry `x-secret: true`, which the generator
+itself is well formed, and every scope has a Czech description beside its English one (x-scopes-cs). Secret members (tokens, PINs, the PKCE verifier) carry `x-secret: true`, which the generator
 turns into a redacting description and mirror: the flag is `true` or absent, and a member named like a secret must
 have it, so a new token field cannot print by default.
 """
@@ -114,6 +114,17 @@ def main() -> int:
             problems.append(f"x-error-catalog {entry['code']}: codes are snake_case")
         if set(entry.get("title", {})) != {"cs", "en"}:
             problems.append(f"x-error-catalog {entry['code']}: titles in cs and en")
+    # The consent page shows each scope as "Czech / English": x-scopes-cs names the same scopes as scopes.
+    for name, scheme in (spec.get("components", {}).get("securitySchemes") or {}).items():
+        for flow_name, flow in (scheme.get("flows") or {}).items():
+            where = f"securitySchemes.{name}.flows.{flow_name}"
+            scopes, cs = flow.get("scopes") or {}, flow.get("x-scopes-cs") or {}
+            if set(cs) != set(scopes):
+                problems.append(f"{where}: x-scopes-cs must describe exactly the scopes (missing: "
+                                f"{sorted(set(scopes) - set(cs))}, unknown: {sorted(set(cs) - set(scopes))})")
+            for scope in scopes:
+                if not str(scopes.get(scope) or "").strip() or (scope in cs and not str(cs[scope] or "").strip()):
+                    problems.append(f"{where}: {scope} has an empty description")
     for required in ("network_error", "timeout", "not_paired", "unexpected_redirect", "staff_session_required"):
         entry = next((e for e in catalog if e["code"] == required), None)
         if not entry or not entry["library_only"]:

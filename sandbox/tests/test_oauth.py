@@ -1,6 +1,8 @@
 """OAuth: device pairing, refresh rotation, revocation, unpairing, expiry, authorization code + PKCE, client auth."""
 import base64
 import hashlib
+import html
+import re
 import secrets
 import time
 from urllib.parse import parse_qs, urlsplit
@@ -193,15 +195,83 @@ def test_authorization_denied_and_bad_requests(api):
     assert parse_qs(urlsplit(r.headers["Location"]).query)["error"] == ["invalid_request"]
 
 
-def test_consent_page_form(api):
+def consent_page(api, **kw):
     _, challenge = pkce()
-    params = authorize_params(challenge=challenge, redirect="http://localhost:9999/done")
-    page = api.call("GET", "/oauth/authorize", params=params)
-    assert page.status_code == 200 and "moje-aplikace" in page.text
-    areq = page.text.split('name="request" value="')[1].split('"')[0]
-    r = api.http.post(api.base + "/_sandbox/consent", data={"request": areq, "decision": "approve",
-                                                           "restaurant_id": "11"}, allow_redirects=False)
+    params = {**authorize_params(challenge=challenge, redirect="http://localhost:9999/done"), **kw}
+    page = api.call("GET", "/oauth/authorize", params=params, allow_redirects=False)
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html"), page.text
+    return params, page.text, page.text.split('name="request" value="')[1].split('"')[0]
+
+
+def decide(api, areq, decision="approve", restaurant_ids=()):
+    return api.http.post(api.base + "/_sandbox/consent", allow_redirects=False,
+                         data={"request": areq, "decision": decision, "restaurant_id": list(restaurant_ids)})
+
+
+def test_consent_page_form(api):
+    params, _, areq = consent_page(api)
+    r = decide(api, areq, restaurant_ids=["11"])
     assert r.status_code == 302 and "code=" in r.headers["Location"]
+    assert decide(api, areq, restaurant_ids=["11"]).status_code == 400  # a decision is made once
+
+
+def test_consent_page_shows_scope_descriptions_from_the_contract(api):
+    _, text, _ = consent_page(api, scope="restaurants:read orders:read orders:write")
+    assert "Číst provozovny / Read restaurants" in text and "Číst objednávky / Read orders" in text
+    assert "Vytvářet kalkulace a objednávky, měnit jejich stav / Create quotes and orders, change their status" in text
+    from sandbox import contract
+    described = contract.scope_descriptions()
+    assert set(described) == set(contract.all_scopes())
+    assert all(" / " in d for d in described.values())  # every scope has a Czech and an English description
+
+
+def test_consent_page_shows_the_clients_name(api):
+    _, text, _ = consent_page(api)
+    assert "Moje aplikace" in text and "moje-aplikace" not in text
+    _, text, _ = consent_page(api, client_id="sandbox-eshop")
+    assert "Sandbox e-shop" in text and "sandbox-eshop" not in text
+    from sandbox.oauth import client_name
+    assert client_name("profirest-pos") == "profirest-pos"  # no display name: the id
+
+
+def test_consent_page_ticks_no_restaurant(api):
+    _, text, _ = consent_page(api)
+    boxes = re.findall(r'<input[^>]*name="restaurant_id"[^>]*>', text)
+    assert len(boxes) == 2 and not any("checked" in box for box in boxes), boxes
+
+
+def test_consent_approved_with_no_restaurant_asks_again(api):
+    params, _, areq = consent_page(api)
+    for chosen in ([], ["99"]):  # none, or only one that does not exist
+        r = decide(api, areq, restaurant_ids=chosen)
+        assert r.status_code == 200 and "Location" not in r.headers
+        assert "Vyberte aspoň jednu provozovnu / Choose at least one restaurant" in r.text
+        assert f'name="request" value="{areq}"' in r.text  # the same request, still waiting
+    r = decide(api, areq, restaurant_ids=["12"])
+    q = parse_qs(urlsplit(r.headers["Location"]).query)
+    assert r.status_code == 302 and q["code"] and q["state"] == [params["state"]]
+    _, _, areq = consent_page(api)
+    q = parse_qs(urlsplit(decide(api, areq, "deny").headers["Location"]).query)
+    assert q["error"] == ["access_denied"]  # denying needs no restaurant
+
+
+def test_unknown_scope_redirect_carries_the_detail(api):
+    _, challenge = pkce()
+    params = {**authorize_params(challenge=challenge), "scope": "orders:read admin:everything"}
+    r = api.call("GET", "/oauth/authorize", params=params, allow_redirects=False)
+    assert r.status_code == 302
+    q = parse_qs(urlsplit(r.headers["Location"]).query)
+    assert q["error"] == ["invalid_scope"] and q["error_description"] == ["Unknown scopes: admin:everything"]
+    assert q["state"] == [params["state"]] and q["iss"] == [api.base]
+
+
+def test_consent_page_escapes_what_it_shows(api):
+    redirect = "http://127.0.0.1:5555/cb?a=1&b='x'"
+    _, text, _ = consent_page(api, redirect_uri=redirect)
+    assert html.escape(redirect) in text and redirect not in text
+    r = api.call("GET", "/oauth/authorize", allow_redirects=False,
+                 params={**authorize_params(challenge="c" * 43), "client_id": "<b>x</b>"})
+    assert r.status_code == 400 and "&lt;b&gt;x&lt;/b&gt;" in r.text and "<b>x</b>" not in r.text
 
 
 def test_confidential_client_basic_auth(api):
