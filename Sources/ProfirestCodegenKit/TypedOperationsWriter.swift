@@ -30,6 +30,10 @@ struct TypedOperationsWriter {
         var bodyContentType: String?
         var resultType: String
         var resultContentType: String?
+        /// The OAuth scopes the operation needs (the contract's `security`), for the doc comment.
+        var scopes: [String] = []
+        /// `required` or `optional` when a staff session is involved (`x-staff-session`).
+        var staffSession: String?
     }
 
     let methods: [Method]
@@ -83,7 +87,9 @@ struct TypedOperationsWriter {
                     operationID: id, tag: tag, name: Self.methodName(id, tag: tag), httpMethod: httpMethod, path: String(path.dropFirst(3)),
                     summary: op["summary"]?.string ?? id, description: op["description"]?.string ?? "",
                     pathParameters: pathParameters, queryParameters: queryParameters, ifMatch: ifMatch,
-                    bodyType: bodyType, bodyContentType: bodyContentType, resultType: resultType, resultContentType: resultContentType))
+                    bodyType: bodyType, bodyContentType: bodyContentType, resultType: resultType, resultContentType: resultContentType,
+                    scopes: op["security"]?.array?.first?["oauth2"]?.array?.compactMap(\.string) ?? [],
+                    staffSession: op["x-staff-session"]?.string))
             }
         }
         methods = result
@@ -183,7 +189,12 @@ struct TypedOperationsWriter {
         for query in method.queryParameters { parameters.append("\(query.label): \(query.type)? = nil") }
         parameters.append("options: RequestOptions = .init()")
         let call = "\(method.name)(" + (method.pathParameters.map { "\($0.label): …" } + (method.bodyType.map { _ in ["body"] } ?? [])).joined(separator: ", ") + ")"
-        let prose = method.description.isEmpty ? method.summary + "." : method.summary + ". " + method.description
+        var prose = method.description.isEmpty ? method.summary + "." : method.summary + ". " + method.description
+        // What a new user otherwise learns from 403s, one re-pairing each: the scopes to ask for in pair(scope:).
+        if !method.scopes.isEmpty {
+            prose += " Needs the scope " + method.scopes.map { "`\($0)`" }.joined(separator: " and ") + "."
+        }
+        if method.staffSession == "required" { prose += " Needs a signed-in employee (`signInStaff`)." }
         out.doc("`\(method.httpMethod.uppercased()) /v2\(method.path)` — \(prose)", example: "try await api.\(Self.accessor(method.tag)).\(call)")
         let returns = method.resultType == "Void" ? "" : " -> \(method.resultType)"
         if method.resultType != "Void" { out.line("@discardableResult") }

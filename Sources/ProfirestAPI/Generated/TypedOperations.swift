@@ -104,6 +104,7 @@ public struct AttendanceOperations: Sendable {
     let api: ProfirestApi
 
     /// `GET /v2/restaurants/{restaurant_id}/attendance/presence` — Who is at work. People working or on a break, paged.
+    /// Needs the scope `attendance:read`.
     ///
     /// ```swift
     /// try await api.attendance.listPresence(restaurantID: …)
@@ -116,7 +117,8 @@ public struct AttendanceOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/attendance/presence", as: AttendancePresencePage.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/attendance/punches` — Recorded punches. Newest first, paged.
+    /// `GET /v2/restaurants/{restaurant_id}/attendance/punches` — Recorded punches. Newest first, paged. Needs the
+    /// scope `attendance:read`.
     ///
     /// ```swift
     /// try await api.attendance.listPunches(restaurantID: …)
@@ -132,7 +134,7 @@ public struct AttendanceOperations: Sendable {
     /// `POST /v2/restaurants/{restaurant_id}/attendance/punches` — Record a punch. Exactly once by id: the first write
     /// 201, a repeat with the same id 200 with the same body (whatever the Idempotency-Key). Errors: staff_ambiguous
     /// (choose and send again with the same id and employee_id), staff_credentials_invalid, staff_locked,
-    /// attendance_state_conflict.
+    /// attendance_state_conflict. Needs the scope `attendance:punch`.
     ///
     /// ```swift
     /// try await api.attendance.createPunch(restaurantID: …, body)
@@ -144,6 +146,7 @@ public struct AttendanceOperations: Sendable {
 
     /// `POST /v2/restaurants/{restaurant_id}/attendance/punches/batch` — Record punches from an offline queue. At most
     /// 100; each item gets the result its single request would have got. The answer is 200 even when items failed.
+    /// Needs the scope `attendance:punch`.
     ///
     /// ```swift
     /// try await api.attendance.createPunchBatch(restaurantID: …, body)
@@ -162,7 +165,8 @@ public struct AttendanceOperations: Sendable {
 public struct BackupsOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/backups` — Stored backups. Newest first, paged.
+    /// `GET /v2/restaurants/{restaurant_id}/backups` — Stored backups. Newest first, paged. Needs the scope
+    /// `backups:read`.
     ///
     /// ```swift
     /// try await api.backups.list(restaurantID: …)
@@ -176,7 +180,7 @@ public struct BackupsOperations: Sendable {
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/backups` — Store a backup. A ZIP file of at most 10 MiB (413
-    /// payload_too_large).
+    /// payload_too_large). Needs the scope `backups:write`.
     ///
     /// ```swift
     /// try await api.backups.create(restaurantID: …, body)
@@ -186,7 +190,7 @@ public struct BackupsOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/backups", body: .data(body, contentType: "application/zip"), as: Backup.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}` — One backup.
+    /// `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}` — One backup. Needs the scope `backups:read`.
     ///
     /// ```swift
     /// try await api.backups.get(restaurantID: …, backupID: …)
@@ -196,7 +200,8 @@ public struct BackupsOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/backups/\(PercentEncoding.rfc3986(backupID))", as: Backup.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}/content` — Download a backup. The ZIP bytes.
+    /// `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}/content` — Download a backup. The ZIP bytes. Needs the
+    /// scope `backups:read`.
     ///
     /// ```swift
     /// try await api.backups.getContent(restaurantID: …, backupID: …)
@@ -217,7 +222,8 @@ public struct BackupsOperations: Sendable {
 public struct CatalogOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/catalog` — The menu of a channel. Prices are those of the channel.
+    /// `GET /v2/restaurants/{restaurant_id}/catalog` — The menu of a channel. Prices are those of the channel. Needs
+    /// the scope `catalog:read`.
     ///
     /// ```swift
     /// try await api.catalog.get(restaurantID: …)
@@ -238,7 +244,7 @@ public struct CatalogOperations: Sendable {
 public struct CustomersOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/customers` — Customers. Paged.
+    /// `GET /v2/customers` — Customers. Paged. Needs the scope `customers:read`.
     ///
     /// ```swift
     /// try await api.customers.list()
@@ -252,7 +258,7 @@ public struct CustomersOperations: Sendable {
         return try await api.get("/customers", as: CustomerPage.self, options: options)
     }
 
-    /// `POST /v2/customers` — Create a customer.
+    /// `POST /v2/customers` — Create a customer. Needs the scope `customers:write`.
     ///
     /// ```swift
     /// try await api.customers.create(body)
@@ -263,6 +269,7 @@ public struct CustomersOperations: Sendable {
     }
 
     /// `GET /v2/customers/{customer_id}` — One customer. Answers an ETag; with If-None-Match of the current one, 304.
+    /// Needs the scope `customers:read`.
     ///
     /// ```swift
     /// try await api.customers.get(customerID: …)
@@ -273,7 +280,7 @@ public struct CustomersOperations: Sendable {
     }
 
     /// `PATCH /v2/customers/{customer_id}` — Update a customer. A JSON merge patch. If-Match is required (428
-    /// precondition_required without it); a stale ETag is 412 precondition_failed.
+    /// precondition_required without it); a stale ETag is 412 precondition_failed. Needs the scope `customers:write`.
     ///
     /// ```swift
     /// try await api.customers.update(customerID: …, body)
@@ -294,7 +301,7 @@ public struct CustomersOperations: Sendable {
 public struct DeliveriesOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/deliveries` — Deliveries. Paged.
+    /// `GET /v2/restaurants/{restaurant_id}/deliveries` — Deliveries. Paged. Needs the scope `deliveries:read`.
     ///
     /// ```swift
     /// try await api.deliveries.list(restaurantID: …)
@@ -309,7 +316,7 @@ public struct DeliveriesOperations: Sendable {
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/deliveries/{delivery_id}/status` — Change a delivery's status. A
-    /// transition that is not allowed is 409 status_conflict.
+    /// transition that is not allowed is 409 status_conflict. Needs the scope `deliveries:write`.
     ///
     /// ```swift
     /// try await api.deliveries.changeStatus(restaurantID: …, deliveryID: …, body)
@@ -328,7 +335,7 @@ public struct DeliveriesOperations: Sendable {
 public struct DevicesOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/devices` — Paired devices. Paged.
+    /// `GET /v2/restaurants/{restaurant_id}/devices` — Paired devices. Paged. Needs the scope `devices:read`.
     ///
     /// ```swift
     /// try await api.devices.list(restaurantID: …)
@@ -342,7 +349,7 @@ public struct DevicesOperations: Sendable {
     }
 
     /// `DELETE /v2/restaurants/{restaurant_id}/devices/{device_id}` — Unpair a device. Its tokens stop working at once;
-    /// its next refresh is invalid_grant.
+    /// its next refresh is invalid_grant. Needs the scope `devices:write`.
     ///
     /// ```swift
     /// try await api.devices.unpair(restaurantID: …, deviceID: …)
@@ -363,7 +370,7 @@ public struct EventsOperations: Sendable {
     /// `GET /v2/events` — Read the event feed. Without cursor: an empty page whose next_cursor is the end of the feed.
     /// With cursor: events after it, at most limit (≤ 100); has_more says a full page was cut. Events are kept 7 days:
     /// an older cursor is 410 cursor_expired, whose problem carries next_cursor, the current end of the feed (reload
-    /// your state, then read on from it).
+    /// your state, then read on from it). Needs the scope `events:read`.
     ///
     /// ```swift
     /// try await api.events.list()
@@ -387,7 +394,8 @@ public struct EventsOperations: Sendable {
 public struct KitchenOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/kitchen/tickets` — Kitchen tickets. Oldest first, paged.
+    /// `GET /v2/restaurants/{restaurant_id}/kitchen/tickets` — Kitchen tickets. Oldest first, paged. Needs the scope
+    /// `kitchen:read`.
     ///
     /// ```swift
     /// try await api.kitchen.listTickets(restaurantID: …)
@@ -403,7 +411,7 @@ public struct KitchenOperations: Sendable {
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/kitchen/tickets/{ticket_id}/status` — Change a ticket's status. A
-    /// transition that is not allowed is 409 status_conflict.
+    /// transition that is not allowed is 409 status_conflict. Needs the scope `kitchen:write`.
     ///
     /// ```swift
     /// try await api.kitchen.changeTicketStatus(restaurantID: …, ticketID: …, body)
@@ -422,7 +430,7 @@ public struct KitchenOperations: Sendable {
 public struct OrdersOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/orders` — Orders. Newest first, paged.
+    /// `GET /v2/restaurants/{restaurant_id}/orders` — Orders. Newest first, paged. Needs the scope `orders:read`.
     ///
     /// ```swift
     /// try await api.orders.list(restaurantID: …)
@@ -438,7 +446,8 @@ public struct OrdersOperations: Sendable {
 
     /// `POST /v2/restaurants/{restaurant_id}/orders` — Create an order from a quote. Guards independent of
     /// Idempotency-Key: a quote makes one order (409 quote_already_used with existing_id) and external_id is permanent
-    /// (409 external_id_conflict with existing_id). An expired quote is 409 quote_expired.
+    /// (409 external_id_conflict with existing_id). An expired quote is 409 quote_expired. Needs the scope
+    /// `orders:write`.
     ///
     /// ```swift
     /// try await api.orders.create(restaurantID: …, body)
@@ -448,7 +457,7 @@ public struct OrdersOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/orders", body: body, as: Order.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/orders/{order_id}` — One order.
+    /// `GET /v2/restaurants/{restaurant_id}/orders/{order_id}` — One order. Needs the scope `orders:read`.
     ///
     /// ```swift
     /// try await api.orders.get(restaurantID: …, orderID: …)
@@ -459,7 +468,7 @@ public struct OrdersOperations: Sendable {
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/orders/{order_id}/status` — Change an order's status. A transition that is
-    /// not allowed is 409 status_conflict.
+    /// not allowed is 409 status_conflict. Needs the scope `orders:write`.
     ///
     /// ```swift
     /// try await api.orders.changeStatus(restaurantID: …, orderID: …, body)
@@ -470,6 +479,7 @@ public struct OrdersOperations: Sendable {
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/quotes` — Price an order. A quote lives 15 minutes and makes one order.
+    /// Needs the scope `orders:write`.
     ///
     /// ```swift
     /// try await api.orders.createQuote(restaurantID: …, body)
@@ -490,7 +500,7 @@ public struct ReceiptsOperations: Sendable {
 
     /// `POST /v2/restaurants/{restaurant_id}/receipts` — Issue a receipt. Needs a signed-in employee. With
     /// offline_approval the server verifies approval_signature (422 offline_approval_invalid). Issuing for a tab closes
-    /// it.
+    /// it. Needs the scope `receipts:write`. Needs a signed-in employee (`signInStaff`).
     ///
     /// ```swift
     /// try await api.receipts.create(restaurantID: …, body)
@@ -500,7 +510,7 @@ public struct ReceiptsOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/receipts", body: body, as: Receipt.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/receipts/{receipt_id}` — One receipt.
+    /// `GET /v2/restaurants/{restaurant_id}/receipts/{receipt_id}` — One receipt. Needs the scope `receipts:read`.
     ///
     /// ```swift
     /// try await api.receipts.get(restaurantID: …, receiptID: …)
@@ -519,7 +529,7 @@ public struct ReceiptsOperations: Sendable {
 public struct RestaurantsOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants` — Restaurants of the connection. Paged.
+    /// `GET /v2/restaurants` — Restaurants of the connection. Paged. Needs the scope `restaurants:read`.
     ///
     /// ```swift
     /// try await api.restaurants.list()
@@ -532,7 +542,7 @@ public struct RestaurantsOperations: Sendable {
         return try await api.get("/restaurants", as: RestaurantPage.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}` — One restaurant.
+    /// `GET /v2/restaurants/{restaurant_id}` — One restaurant. Needs the scope `restaurants:read`.
     ///
     /// ```swift
     /// try await api.restaurants.get(restaurantID: …)
@@ -551,7 +561,8 @@ public struct RestaurantsOperations: Sendable {
 public struct StaffOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/staff` — Employees. Paged. offline_approval of managers is included.
+    /// `GET /v2/restaurants/{restaurant_id}/staff` — Employees. Paged. offline_approval of managers is included. Needs
+    /// the scope `staff:read`.
     ///
     /// ```swift
     /// try await api.employees.list(restaurantID: …)
@@ -565,7 +576,7 @@ public struct StaffOperations: Sendable {
     }
 
     /// `GET /v2/staff/sessions/current` — The signed-in employee. Does not extend the session. The token is not
-    /// repeated in the answer (token is empty).
+    /// repeated in the answer (token is empty). Needs the scope `staff:authenticate`.
     ///
     /// ```swift
     /// try await api.employees.getCurrentSession()
@@ -584,7 +595,7 @@ public struct StaffOperations: Sendable {
 public struct TabsOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/tabs` — Open tabs. Paged.
+    /// `GET /v2/restaurants/{restaurant_id}/tabs` — Open tabs. Paged. Needs the scope `tabs:read`.
     ///
     /// ```swift
     /// try await api.tabs.list(restaurantID: …)
@@ -597,7 +608,8 @@ public struct TabsOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/tabs", as: TabPage.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/tabs` — Open a tab. Needs a signed-in employee.
+    /// `POST /v2/restaurants/{restaurant_id}/tabs` — Open a tab. Needs a signed-in employee. Needs the scope
+    /// `tabs:write`. Needs a signed-in employee (`signInStaff`).
     ///
     /// ```swift
     /// try await api.tabs.create(restaurantID: …, body)
@@ -607,7 +619,7 @@ public struct TabsOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/tabs", body: body, as: Tab.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/tabs/{tab_id}` — One tab.
+    /// `GET /v2/restaurants/{restaurant_id}/tabs/{tab_id}` — One tab. Needs the scope `tabs:read`.
     ///
     /// ```swift
     /// try await api.tabs.get(restaurantID: …, tabID: …)
@@ -618,6 +630,7 @@ public struct TabsOperations: Sendable {
     }
 
     /// `POST /v2/restaurants/{restaurant_id}/tabs/{tab_id}/items` — Add lines to a tab. A closed tab is 409 tab_closed.
+    /// Needs the scope `tabs:write`. Needs a signed-in employee (`signInStaff`).
     ///
     /// ```swift
     /// try await api.tabs.addItems(restaurantID: …, tabID: …, body)

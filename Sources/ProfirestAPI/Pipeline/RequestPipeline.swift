@@ -95,7 +95,7 @@ struct RequestPipeline: Sendable {
                         observed?.finished(status: response.status, error: nil, requestID: requestID)
                         return response
                     }
-                    failed = answered
+                    failed = ScopeHint.annotated(answered, method: request.method, url: request.target.url)
                 } catch {
                     observed?.finished(status: response.status, error: error as? ProfirestAPIError, requestID: requestID)
                     throw error
