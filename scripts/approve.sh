@@ -11,4 +11,6 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 [ -x "$PY" ] || PY=python3   # the admin commands need only the standard library
 url="${PROFIREST_SANDBOX_URL:-http://127.0.0.1:${PROFIREST_DEMO_PORT:-8080}}"
-exec "$PY" -m sandbox approve "$@" --url "$url"
+code="$(printf %s "$1" | tr -d '[:space:]' | tr '[:lower:]' '[:upper:]')"   # as typed from the screen: kxcb-tqpw
+shift
+exec "$PY" -m sandbox approve "$code" "$@" --url "$url"
