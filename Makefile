@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox demo bench venv clean
+.PHONY: dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, fuzz,
 ## the release archive
@@ -82,9 +82,22 @@ fuzz:
 	cd .build/fuzz && ASAN_OPTIONS=detect_leaks=0 ./profirest-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 		-print_final_stats=1 corpus ../../fuzz/seeds 2>&1 | grep -E "^(stat::|Done|INFO: seed|property|==)" ; exit $${PIPESTATUS[0]}
 
-## sandbox: the local Profirest API v2 server on 127.0.0.1 (state kept in sandbox/state.sqlite3)
+## sandbox: the local Profirest API v2 server on 127.0.0.1:8080 (state kept in sandbox/state.sqlite3, the same file
+## `make demo` uses, so a restart either way keeps the pairings)
 sandbox: venv
 	@$(VPY) -m sandbox
+
+## sandbox-reset: start clean — deletes the sandbox's state and the demo terminal's token and outbox files, and says
+## what it deleted (refuses while a sandbox answers on the port; stop it first)
+sandbox-reset:
+	@scripts/sandbox-reset.sh
+
+## approve: approves a pairing code on the running sandbox, `make approve CODE=KXCB-TQPW` (RESTAURANT=11);
+## scripts/approve.sh CODE does the same from any directory
+RESTAURANT ?= 11
+approve:
+	@[ -n "$(CODE)" ] || { echo "usage: make approve CODE=KXCB-TQPW [RESTAURANT=11]" >&2; exit 2; }
+	@scripts/approve.sh "$(CODE)" --restaurant "$(RESTAURANT)"
 
 ## demo-test: the example terminal end to end against a sandbox (needs `make build` first)
 demo-test: venv build

@@ -13,8 +13,21 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-DEFAULT_DB = str(Path(__file__).resolve().parent / "state.sqlite3")
+# The one state file of `make sandbox`, `make demo` and `python -m sandbox` (PROFIREST_SANDBOX_DB sets another).
+DEFAULT_DB = os.environ.get("PROFIREST_SANDBOX_DB") or str(Path(__file__).resolve().parent / "state.sqlite3")
 DEFAULT_URL = os.environ.get("PROFIREST_SANDBOX_URL", "http://127.0.0.1:8080")
+
+
+def _remove_state(db: str) -> list[str]:
+    """Deletes a state file with its SQLite companions (-wal, -shm, -journal); returns what it deleted."""
+    removed = []
+    for path in (db, db + "-wal", db + "-shm", db + "-journal"):
+        try:
+            os.remove(path)
+            removed.append(path)
+        except FileNotFoundError:
+            pass
+    return removed
 
 
 class _DroppingQueueHandler(logging.handlers.QueueHandler):
@@ -44,6 +57,10 @@ def _serve(args) -> int:
     from .server import serve
 
     _log_to_stderr(logging.WARNING if args.quiet else logging.INFO)
+    if args.fresh and args.db != ":memory:":
+        removed = _remove_state(args.db)
+        print(f"--fresh: deleted {', '.join(removed)}" if removed else f"--fresh: no state at {args.db}",
+              file=sys.stderr)
     config = {"access_token_ttl": args.access_token_ttl, "device_code_ttl": args.device_code_ttl,
               "poll_interval": args.poll_interval, "staff_idle": args.staff_idle, "staff_max": args.staff_max,
               "heartbeat": args.heartbeat}
@@ -113,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("serve", help="run the server (the default)")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8080, help="0 = an ephemeral port")
-    s.add_argument("--db", default=DEFAULT_DB, help="SQLite file, or :memory:")
+    s.add_argument("--db", default=DEFAULT_DB, help="SQLite file, or :memory: (default %(default)s)")
+    s.add_argument("--fresh", action="store_true",
+                   help="delete the state file first: start from the seed data, every pairing forgotten")
     s.add_argument("--validate", action="store_true", help="validate every request and response against the contract")
     s.add_argument("--access-token-ttl", type=float, default=1800)
     s.add_argument("--device-code-ttl", type=float, default=600)

@@ -3,7 +3,8 @@
 //   swift run Pichacka            (or `make demo`, which starts the local sandbox first)
 //
 // On its first run it pairs this computer as a device: it prints a code that a manager confirms in the
-// administration (PC / devices → Connect a device) and keeps the tokens in a file. Then it reads commands:
+// administration (PC / devices → Connect a device) and keeps the tokens in a file (`q` while the code is shown ends the
+// terminal at once, the pairing abandoned). Then it reads commands:
 //
 //   p PIN    arrival            o PIN    departure
 //   pz PIN   break starts       kz PIN   break ends
@@ -30,6 +31,81 @@ func show(_ line: String) {
 /// Prints a prompt without a line break.
 func prompt(_ text: String) {
     FileHandle.standardOutput.write(Data(text.utf8))
+}
+
+/// Standard input, read line by line by one thread for the whole program, so nothing else ever calls `readLine()`:
+/// the pairing phase and the command loop take their lines from here, and no reader is left behind to swallow one.
+/// While a pairing waits, `q` cancels it at once and `help` explains what to do; any other line waits for the
+/// command loop, as it would in the terminal's input buffer.
+actor Keyboard {
+    private var lines: [String] = []
+    private var ended = false
+    private var waiter: CheckedContinuation<String?, Never>?
+    private var pairing: (code: String, cancel: @Sendable () -> Void)?
+    private var quitWhilePairing = false
+
+    /// Starts the one reader: a thread blocked in `readLine()`, its lines handed over in order.
+    static func start() -> Keyboard {
+        let keyboard = Keyboard()
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        Thread.detachNewThread {
+            while let line = readLine() { continuation.yield(line) }
+            continuation.finish()
+        }
+        Task {
+            for await line in stream { await keyboard.receive(line) }
+            await keyboard.receive(nil)
+        }
+        return keyboard
+    }
+
+    /// The next line, nil once standard input has ended.
+    func next() async -> String? {
+        if !lines.isEmpty { return lines.removeFirst() }
+        if ended { return nil }
+        return await withCheckedContinuation { waiter = $0 }
+    }
+
+    /// While a pairing code is shown: `q` calls `cancel`.
+    func pairingStarted(code: String, cancel: @escaping @Sendable () -> Void) {
+        pairing = (code, cancel)
+        if lines.contains(where: Self.isQuit) { quitWhilePairing = true; cancel() }
+    }
+
+    /// The pairing is over; true when `q` was typed meanwhile (also in the moment it finished).
+    func pairingEnded() -> Bool {
+        pairing = nil
+        return quitWhilePairing
+    }
+
+    private static func isQuit(_ line: String) -> Bool { line.trimmingCharacters(in: .whitespaces).lowercased() == "q" }
+
+    private func receive(_ line: String?) {
+        guard let line else {
+            ended = true
+            waiter?.resume(returning: nil)
+            waiter = nil
+            return
+        }
+        if let pairing {
+            if Self.isQuit(line) {
+                quitWhilePairing = true
+                pairing.cancel()
+                return
+            }
+            let command = line.trimmingCharacters(in: .whitespaces).lowercased()
+            if command == "help" || command == "?" {
+                show("Čeká se, až vedoucí potvrdí kód \(pairing.code). q = konec (párování se zruší).")
+                return
+            }
+        }
+        if let waiting = waiter {
+            waiter = nil
+            waiting.resume(returning: line)
+        } else {
+            lines.append(line)
+        }
+    }
 }
 
 /// The terminal's settings, read from the environment.
@@ -82,8 +158,8 @@ enum Vocabulary {
         """
 }
 
-/// Pairs the device when it has no tokens yet; exits when pairing fails.
-func ensurePaired(_ api: ProfirestApi) async {
+/// Pairs the device when it has no tokens yet; exits when pairing fails, and at once (status 0) on `q`.
+func ensurePaired(_ api: ProfirestApi, keyboard: Keyboard) async {
     guard !api.isPaired else { return }
     do {
         let pairing = try await api.pair(
@@ -92,8 +168,23 @@ func ensurePaired(_ api: ProfirestApi) async {
         show("Zařízení není spárované. Vedoucí potvrdí kód v administraci (Správa PC / zařízení → Připojit zařízení).")
         show("KÓD: \(pairing.userCode)")
         show("nebo otevřete: \(pairing.verificationURIComplete)")
-        try await pairing.connected()
+        show("Čekám na potvrzení… q = konec, help = nápověda.")
+        await keyboard.pairingStarted(code: pairing.userCode, cancel: { pairing.cancel() })
+        do {
+            try await pairing.connected()
+        } catch {
+            _ = await keyboard.pairingEnded()
+            throw error
+        }
+        if await keyboard.pairingEnded() {
+            // `q` came just as the manager confirmed: the pairing is kept, the terminal ends as asked.
+            show("Spárováno. Konec.")
+            exit(0)
+        }
         show("Spárováno.")
+    } catch is CancellationError {
+        show("Párování zrušeno.")
+        exit(0)
     } catch let error as ProfirestOAuthError {
         switch error.error {
         case "access_denied": show("Vedoucí párování odmítl.")
@@ -110,7 +201,8 @@ func ensurePaired(_ api: ProfirestApi) async {
 /// One punch through the outbox: journaled with its id and time before it is sent, so without a connection it
 /// waits in the file (also across a restart) and goes out when the server is back. The id is made once, so a repeat
 /// after choosing a person is the same punch.
-func punch(_ outbox: Outbox, restaurantID: String, type: AttendancePunchType, pin: String, verbose: Bool) async {
+func punch(_ outbox: Outbox, keyboard: Keyboard, restaurantID: String, type: AttendancePunchType, pin: String,
+           verbose: Bool) async {
     var body = AttendancePunchCreate(id: ProfirestApi.uuid(), type: type, credential: StaffCredential(method: "pin", secret: pin))
     while true {
         do {
@@ -128,7 +220,7 @@ func punch(_ outbox: Outbox, restaurantID: String, type: AttendancePunchType, pi
         } catch let error as ProfirestAPIError {
             switch error.code {
             case ErrorCode.staffAmbiguous:
-                guard let chosen = choose(from: error.candidates) else { return show("Zrušeno.") }
+                guard let chosen = await choose(from: error.candidates, keyboard: keyboard) else { return show("Zrušeno.") }
                 body.credential?.employeeId = chosen
                 continue
             case ErrorCode.staffCredentialsInvalid:
@@ -149,13 +241,13 @@ func punch(_ outbox: Outbox, restaurantID: String, type: AttendancePunchType, pi
 }
 
 /// Asks which of the people sharing a PIN is punching; nil when the answer is not one of them.
-func choose(from candidates: [JSONValue]) -> String? {
+func choose(from candidates: [JSONValue], keyboard: Keyboard) async -> String? {
     show("Tento PIN má více lidí:")
     for (index, candidate) in candidates.enumerated() {
         show("  \(index + 1)) \(candidate["name"]?.stringValue ?? "?")")
     }
     prompt("Číslo: ")
-    guard let number = Int((readLine() ?? "").trimmingCharacters(in: .whitespaces)),
+    guard let number = Int((await keyboard.next() ?? "").trimmingCharacters(in: .whitespaces)),
           candidates.indices.contains(number - 1) else { return nil }
     return candidates[number - 1]["id"]?.stringValue
 }
@@ -184,7 +276,8 @@ func runTerminal() async {
         storage: FileTokenStorage(path: settings.tokenFile),
         observer: observer))
 
-    await ensurePaired(api)
+    let keyboard = Keyboard.start()
+    await ensurePaired(api, keyboard: keyboard)
     if api.restaurantID == nil {
         _ = try? await api.connection()  // learns the device's restaurant
     }
@@ -207,12 +300,12 @@ func runTerminal() async {
     show("Provozovna \(restaurantID). Příkazy: p/o/pz/kz PIN, k, f, odparovat, q; help = nápověda.")
     if outbox.status.count > 0 { show("Ve frontě offline čeká \(outbox.status.count) píchnutí.") }
 
-    while let line = readLine() {
+    while let line = await keyboard.next() {
         let words = line.split(separator: " ", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
         let command = words.first?.lowercased() ?? ""
         do {
             if let type = Vocabulary.punchTypes[command], words.count == 2 {
-                await punch(outbox, restaurantID: restaurantID, type: type, pin: words[1], verbose: verbose)
+                await punch(outbox, keyboard: keyboard, restaurantID: restaurantID, type: type, pin: words[1], verbose: verbose)
             } else if command == "k" {
                 try await showPresence(api, restaurantID: restaurantID)
             } else if command == "help" || command == "?" {

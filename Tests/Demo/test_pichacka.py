@@ -1,7 +1,7 @@
 """The example terminal end to end: Pichacka, built by `swift build`, against a sandbox started here.
 
 A manager's approval comes through the sandbox's admin API while the terminal polls; then punches, a shared PIN,
-the presence list, an unknown PIN, a restart that stays paired, and unpairing.
+the presence list, an unknown PIN, a restart that stays paired, and unpairing; `q` while the code is shown.
 """
 import json
 import os
@@ -66,14 +66,46 @@ def _run(api: str, tokens: Path, commands: str) -> str:
     return done.stdout
 
 
+def _read_until(terminal: subprocess.Popen, text: str, seconds: float = 30) -> str:
+    """Standard output up to the line with `text` (all of it when the terminal ends first)."""
+    seen = ""
+    deadline = time.time() + seconds
+    while text not in seen and time.time() < deadline:
+        line = terminal.stdout.readline()
+        if not line:
+            break
+        seen += line
+    return seen
+
+
+def _pair_then_run(api: str, tokens: Path, commands: str, typed_while_pairing: str = "") -> str:
+    """The first run: the commands are typed once the terminal says it is paired (a `q` while the code is shown
+    would end it); `typed_while_pairing` is typed while the code is shown and waits for the command loop."""
+    stop = threading.Event()
+    terminal = subprocess.Popen([str(_binary())], env=_env(api, tokens), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+    try:
+        seen = _read_until(terminal, "KÓD: ")
+        terminal.stdin.write(typed_while_pairing)
+        terminal.stdin.flush()
+        threading.Thread(target=_approve_when_asked, args=(api, stop), daemon=True).start()
+        seen += _read_until(terminal, "Spárováno.")
+        rest, _ = terminal.communicate(commands, timeout=90)
+        return seen + rest
+    finally:
+        stop.set()
+        if terminal.poll() is None:
+            terminal.kill()
+            terminal.wait(timeout=10)
+
+
 def test_pairs_punches_and_remembers_the_pairing(sandbox, tmp_path):
     tokens = tmp_path / "pichacka.json"
-    stop = threading.Event()
-    approver = threading.Thread(target=_approve_when_asked, args=(sandbox, stop), daemon=True)
-    approver.start()
-    out = _run(sandbox, tokens, "p 1234\np 2222\n2\nk\npz 1234\nkz 1234\no 1234\np 0000\nq\n")
-    stop.set()
-    assert "KÓD: " in out and "Spárováno." in out
+    # `k` and `help` typed while the code is shown: help answers at once, k waits for the command loop.
+    out = _pair_then_run(sandbox, tokens, "p 1234\np 2222\n2\nk\npz 1234\nkz 1234\no 1234\np 0000\nq\n",
+                         typed_while_pairing="help\nk\n")
+    assert "KÓD: " in out and "Spárováno." in out and "Čeká se, až vedoucí potvrdí kód" in out
+    assert out.index("Nikdo není v práci.") > out.index("Provozovna 11."), "a line typed while pairing is kept"
     assert "Provozovna 11." in out
     assert "OK: Jana Nováková – v práci" in out
     assert "Tento PIN má více lidí:" in out and "OK: Eva Dvořáková – v práci" in out
@@ -93,10 +125,7 @@ def test_pairs_punches_and_remembers_the_pairing(sandbox, tmp_path):
 
 def test_a_punch_without_a_connection_waits_in_the_outbox_through_a_kill(sandbox, tmp_path):
     tokens = tmp_path / "pichacka.json"
-    stop = threading.Event()
-    threading.Thread(target=_approve_when_asked, args=(sandbox, stop), daemon=True).start()
-    assert "Spárováno." in _run(sandbox, tokens, "q\n")
-    stop.set()
+    assert "Spárováno." in _pair_then_run(sandbox, tokens, "q\n")
 
     # The server drops every punch: the terminal keeps it offline, and is then killed outright.
     _admin(sandbox, "POST", "/_sandbox/faults",
@@ -131,3 +160,25 @@ def test_a_punch_without_a_connection_waits_in_the_outbox_through_a_kill(sandbox
     assert json.loads(outbox.read_text())["items"] == []
     punches = _admin(sandbox, "GET", "/_sandbox/commits")["punches"]
     assert punches["duplicated_ids"] == 0
+
+
+def test_q_while_the_code_is_shown_ends_the_terminal_at_once(sandbox, tmp_path):
+    tokens = tmp_path / "pichacka.json"
+    terminal = subprocess.Popen([str(_binary())], env=_env(sandbox, tokens), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+    try:
+        assert "KÓD: " in _read_until(terminal, "KÓD: ")
+        assert len(_admin(sandbox, "GET", "/_sandbox/pairings")["data"]) == 1
+        started = time.time()
+        terminal.stdin.write("q\n")  # stdin stays open: the terminal must not wait for its end
+        terminal.stdin.flush()
+        assert terminal.wait(timeout=5) == 0
+        assert time.time() - started < 3
+        assert "Párování zrušeno." in terminal.stdout.read()
+    finally:
+        if terminal.poll() is None:
+            terminal.kill()
+            terminal.wait(timeout=10)
+    # The library does not tell the server: the code is abandoned (it expires), nothing was paired or stored.
+    assert all(d["client_id"] != "profirest-dochazka" for d in _admin(sandbox, "GET", "/_sandbox/devices")["data"])
+    assert not tokens.exists() or "access_token" not in tokens.read_text()
