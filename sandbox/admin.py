@@ -408,6 +408,7 @@ def routes(app: web.Application) -> None:
     r.add_get("/_sandbox/faults", list_faults)
     r.add_delete("/_sandbox/faults", clear_faults)
     r.add_delete("/_sandbox/faults/{fault_id}", delete_fault)
+    r.add_get("/_sandbox/stream", stream)
     r.add_post("/_sandbox/stream", stream)
     r.add_post("/_sandbox/stream/cut", stream_cut)
     r.add_post("/_sandbox/cursors/expire", expire_cursors)

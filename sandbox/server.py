@@ -21,7 +21,7 @@ log = logging.getLogger("sandbox")
 access = logging.getLogger("sandbox.access")
 
 PUBLIC_PREFIXES = ("/v2/", "/oauth/", "/.well-known/")
-QUIET_GETS = ("/_sandbox/connections", "/_sandbox/events/recent", "/_sandbox/faults")  # what the console polls
+QUIET_GETS = ("/_sandbox/connections", "/_sandbox/events/recent", "/_sandbox/faults", "/_sandbox/stream")  # what the console polls
 
 
 def connection_of(sb: Sandbox, request: web.Request) -> dict | None:
