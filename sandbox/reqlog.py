@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl, urlencode
 
 PER_CONNECTION = 300  # requests kept per connection
 MAX_CONNECTIONS = 200  # connections kept (the least recently active go first)
+MAX_KEYS = 100_000  # Idempotency-Keys whose attempts are counted (a soak test sends many; then counting starts over)
 NO_CONNECTION = "-"  # requests without a known access token (OAuth, discovery, unknown tokens)
 REDACTED_HEADERS = {"authorization", "profirest-staff-token", "cookie", "set-cookie", "proxy-authorization"}
 SECRET_PARAMS = {"code", "token", "access_token", "refresh_token", "client_secret", "pin", "password", "device_code"}
@@ -83,6 +84,8 @@ class RequestLog:
         if staff:
             entry["staff_session"] = "ss#" + short_hash(staff)
         if key is not None:
+            if len(self.attempts) >= MAX_KEYS and (conn_id, key) not in self.attempts:
+                self.attempts.clear()
             self.attempts[(conn_id, key)] += 1
             entry["attempt"] = self.attempts[(conn_id, key)]
         log = self.by_conn.get(conn_id)
