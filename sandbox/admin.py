@@ -7,9 +7,10 @@ from pathlib import Path
 
 from aiohttp import web
 
-from . import contract, faults, oauth
+from . import contract, faults, oauth, reqlog
 from .attendance import presence_list
 from .core import DEFAULT_CONFIG, Sandbox, Stats, new_id
+from .db import iso, now
 from .errors import json_response
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -137,6 +138,15 @@ async def list_faults(request):
     return json_response({"data": faults.listing(sb_of(request))})
 
 
+async def delete_fault(request):
+    sb = sb_of(request)
+    before = len(sb.faults)
+    sb.faults[:] = [f for f in sb.faults if f["id"] != request.match_info["fault_id"]]
+    if len(sb.faults) == before:
+        return _err(404, "no such fault")
+    return json_response({"data": faults.listing(sb)})
+
+
 async def clear_faults(request):
     sb_of(request).faults.clear()
     return json_response({"data": []})
@@ -223,14 +233,96 @@ async def commits(request):
     return json_response(sb.stats.commit_summary())
 
 
-async def requests_log(request):
-    sb = sb_of(request)
+def _int_query(request: web.Request, name: str, default: int, top: int) -> int:
     try:
-        limit = max(1, min(500, int(request.query.get("limit", "50"))))
+        return max(1, min(top, int(request.query.get(name, str(default)))))
     except ValueError:
-        limit = 50
-    rows = list(sb.request_log)[-limit:]
+        return default
+
+
+async def requests_log(request):
+    """The last public requests (oldest first), of every connection or ?connection=<device or grant id>."""
+    sb = sb_of(request)
+    limit = _int_query(request, "limit", 50, reqlog.PER_CONNECTION * 10)
+    return json_response({"data": sb.request_log.rows(limit, request.query.get("connection") or None)})
+
+
+def _streams(sb: Sandbox) -> list[dict]:
+    return [{"connection": getattr(r, "_sandbox_conn", None), "opened_at": getattr(r, "_sandbox_opened_at", None)}
+            for r in list(sb.streams)]
+
+
+def _polling(sb: Sandbox) -> list[dict]:
+    return [{"connection": c, **p} for c, p in sb.request_log.polls.items()]
+
+
+async def recent_events(request):
+    """The newest events of the feed first (without data), and who reads it: open streams and GET /v2/events pollers."""
+    sb = sb_of(request)
+    limit = _int_query(request, "limit", 100, 1000)
+    return json_response({"data": sb.store.recent_events(limit), "last_seq": sb.store.last_event_seq(),
+                          "streams": _streams(sb), "polling": _polling(sb)})
+
+
+async def connections(request):
+    """Every device and partner grant (?all=1 also the unpaired and revoked): its access token's expiry,
+    refreshes, streams, polls and last request."""
+    sb = sb_of(request)
+    access: dict[str, dict] = {}
+    for row in sb.store.conn.execute("SELECT data FROM objects WHERE kind='token'").fetchall():
+        tok = json.loads(row[0])
+        if tok["type"] != "access" or tok.get("revoked"):
+            continue
+        best = access.get(tok["conn"])
+        if best is None or tok["issued_at"] > best["issued_at"]:
+            access[tok["conn"]] = tok
+    streams = _streams(sb)
+    rows = []
+    for d in sb.store.list("device"):
+        rows.append({"id": d["id"], "kind": "device", "client_id": d["client_id"], "name": d["name"],
+                     "restaurant_ids": [d["restaurant_id"]], "active": bool(d.get("active")),
+                     "paired_at": d.get("paired_at"), "last_seen_at": d.get("last_seen_at")})
+    for g in sb.store.list("grant"):
+        rows.append({"id": g["id"], "kind": "partner", "client_id": g["client_id"], "name": oauth.client_name(g["client_id"]),
+                     "restaurant_ids": list(g["restaurant_ids"]), "active": bool(g.get("active")),
+                     "paired_at": None, "last_seen_at": None})
+    if request.query.get("all") != "1":
+        rows = [r for r in rows if r["active"]]
+    t = now()
+    for r in rows:
+        tok = access.get(r["id"])
+        r["access_token_expires_at"] = iso(tok["expires_at"]) if tok else None
+        r["access_token_expired"] = bool(tok and tok["expires_at"] <= t)
+        r["refreshes"] = sb.stats.conn_refreshes.get(r["id"], 0)
+        r["streams"] = sum(1 for s in streams if s["connection"] == r["id"])
+        poll = sb.request_log.polls.get(r["id"])
+        r["last_poll_at"] = poll["last_poll_at"] if poll else None
+        r["requests"] = sb.request_log.count(r["id"])
+        last = sb.request_log.last_request(r["id"])
+        r["last_request_at"] = last["time"] if last else None
     return json_response({"data": rows})
+
+
+async def revoke_connection(request):
+    """A device is unpaired, a partner grant revoked: its tokens fail at once, its streams end."""
+    sb = sb_of(request)
+    cid = request.match_info["conn_id"]
+    if sb.store.get("device", cid):
+        if not oauth.unpair(sb, cid):
+            return _err(404, "no such paired device")
+        return json_response({"revoked": cid, "kind": "device"})
+    grant = sb.store.get("grant", cid)
+    if not grant or not grant.get("active"):
+        return _err(404, "no such active connection")
+    grant["active"] = False
+    sb.store.put("grant", cid, grant)
+    await events_cut(sb, cid)
+    return json_response({"revoked": cid, "kind": "partner"})
+
+
+async def events_cut(sb: Sandbox, conn_id: str) -> None:
+    from . import events
+    await events.cut_streams(sb, conn_id)
 
 
 async def restaurants(request):
@@ -315,6 +407,8 @@ def routes(app: web.Application) -> None:
     r.add_post("/_sandbox/faults", add_fault)
     r.add_get("/_sandbox/faults", list_faults)
     r.add_delete("/_sandbox/faults", clear_faults)
+    r.add_delete("/_sandbox/faults/{fault_id}", delete_fault)
+    r.add_get("/_sandbox/stream", stream)
     r.add_post("/_sandbox/stream", stream)
     r.add_post("/_sandbox/stream/cut", stream_cut)
     r.add_post("/_sandbox/cursors/expire", expire_cursors)
@@ -327,6 +421,9 @@ def routes(app: web.Application) -> None:
     r.add_get("/_sandbox/commits", commits)
     r.add_delete("/_sandbox/commits", commits)
     r.add_get("/_sandbox/requests", requests_log)
+    r.add_get("/_sandbox/events/recent", recent_events)
+    r.add_get("/_sandbox/connections", connections)
+    r.add_delete("/_sandbox/connections/{conn_id}", revoke_connection)
     r.add_get("/_sandbox/restaurants", restaurants)
     r.add_get("/_sandbox/presence", presence)
     r.add_post("/_sandbox/catalog/{restaurant_id}/sold_out", sold_out)

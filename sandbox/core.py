@@ -18,6 +18,7 @@ from aiohttp import web
 
 from . import contract
 from .db import Store, iso, now
+from .reqlog import RequestLog
 from .errors import ApiError, json_response, problem
 
 log = logging.getLogger("sandbox")
@@ -83,6 +84,7 @@ class Stats:
     unkeyed_commits: int = 0
     commits_by_operation: Counter = field(default_factory=Counter)
     punch_requests: Counter = field(default_factory=Counter)  # punch id -> requests (or batch items) that reached it
+    conn_refreshes: Counter = field(default_factory=Counter)  # connection id -> refresh grants (the console shows it)
 
     def as_json(self) -> dict[str, Any]:
         return {"token_refreshes": dict(self.token_refreshes), "refresh_reuse": self.refresh_reuse,
@@ -123,7 +125,7 @@ class Sandbox:
         self.config = {**DEFAULT_CONFIG, **(config or {})}
         self.validate = validate
         self.stats = Stats()
-        self.request_log: deque = deque(maxlen=500)
+        self.request_log = RequestLog()
         self.idem_running: dict[tuple[str, str], str] = {}  # (connection, key) -> fingerprint of the running request
         self.idem_first_body: dict[tuple[str, str], tuple[str, float]] = {}  # -> (first fingerprint seen, when)
         self.faults: list[dict[str, Any]] = []

@@ -99,6 +99,12 @@ class Store:
         return [(r[0], {"id": r[1], "type": r[2], "restaurant_id": r[3], "occurred_at": r[4], "data": json.loads(r[5])})
                 for r in rows]
 
+    def recent_events(self, limit: int) -> list[dict]:
+        """The newest events first, without their data: what the console's Events tab lists."""
+        rows = self.conn.execute("SELECT seq, id, type, restaurant_id, occurred_at FROM events ORDER BY seq DESC LIMIT ?",
+                                 (limit,))
+        return [{"seq": r[0], "id": r[1], "type": r[2], "restaurant_id": r[3], "occurred_at": r[4]} for r in rows]
+
     # -- blobs -----------------------------------------------------------------------------------
     def put_blob(self, id: str, content: bytes) -> None:
         self.conn.execute("INSERT OR REPLACE INTO blobs (id, content) VALUES (?, ?)", (id, content))

@@ -11,6 +11,7 @@ import re
 from aiohttp import web
 
 from .core import Ctx, Sandbox, _limit, comma_list, operation, schema_enum
+from .db import iso
 from .errors import ApiError, json_response, problem
 
 log = logging.getLogger("sandbox.events")
@@ -109,6 +110,7 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
     sb.streams.add(resp)
     resp._sandbox_request = request  # noqa: SLF001 — to close its transport on a cut
     resp._sandbox_conn = ctx.conn.id  # noqa: SLF001 — to end it when the connection goes
+    resp._sandbox_opened_at = iso()  # noqa: SLF001 — the console shows since when a connection streams
     sb.stats.sse_connections += 1
     cond = sb.event_condition()
     try:

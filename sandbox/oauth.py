@@ -359,6 +359,7 @@ def _refresh_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Respo
         tok["used_at"] = now()
         sb.store.put("token", th, tok)
     sb.stats.token_refreshes[cid] += 1
+    sb.stats.conn_refreshes[tok["conn"]] += 1
     out = issue_tokens(sb, tok["conn_kind"], tok["conn"], cid, tok["scopes"], with_refresh=rotate)
     if tok["conn_kind"] == "device":
         out.update({"restaurant_id": dev["restaurant_id"], "device_id": dev["id"]})

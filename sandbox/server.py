@@ -13,22 +13,24 @@ import traceback
 from aiohttp import web
 
 from . import admin, attendance, backups, commerce, customers, events, faults, oauth, restaurants, validation
-from .core import Sandbox, read_body
+from . import reqlog
+from .core import Sandbox, read_body, token_hash
 from .errors import ApiError, OAuthError, problem
 
 log = logging.getLogger("sandbox")
 access = logging.getLogger("sandbox.access")
 
-REDACTED_HEADERS = {"authorization", "profirest-staff-token", "cookie", "set-cookie", "proxy-authorization"}
 PUBLIC_PREFIXES = ("/v2/", "/oauth/", "/.well-known/")
+QUIET_GETS = ("/_sandbox/connections", "/_sandbox/events/recent", "/_sandbox/faults", "/_sandbox/stream")  # what the console polls
 
 
-def redact(name: str, value: str) -> str:
-    low = name.lower()
-    if low in REDACTED_HEADERS:
-        scheme = value.split(" ", 1)[0] if " " in value else ""
-        return f"{scheme} <redacted>" if scheme else "<redacted>"
-    return value
+def connection_of(sb: Sandbox, request: web.Request) -> dict | None:
+    """The connection (device or partner grant) behind the request's bearer token, live or not, for the log."""
+    tok = reqlog.bearer(request.headers)
+    rec = sb.store.get("token", token_hash(tok)) if tok else None
+    if not rec:
+        return None
+    return {"id": rec["conn"], "kind": rec["conn_kind"], "client_id": rec["client_id"]}
 
 
 def is_public(path: str) -> bool:
@@ -40,10 +42,7 @@ async def outer(request: web.Request, handler):
     sb: Sandbox = request.app["sb"]
     request["request_id"] = "req_" + secrets.token_hex(8)
     public = is_public(request.path)
-    if public:
-        sb.request_log.append({"method": request.method, "path": request.path, "query": request.query_string,
-                               "headers": {k: redact(k, v) for k, v in request.headers.items()},
-                               "request_id": request["request_id"]})
+    entry = sb.request_log.start(request, connection_of(sb, request)) if public else None
     resp = None
     try:
         resp = await handler(request)
@@ -52,10 +51,13 @@ async def outer(request: web.Request, handler):
     finally:
         if not request.path.startswith(("/_sandbox/requests", "/_sandbox/stats", "/admin", "/_sandbox/pairings",
                                         "/_sandbox/devices", "/_sandbox/presence", "/_sandbox/restaurants",
-                                        "/_sandbox/commits")):
+                                        "/_sandbox/commits")) and not (
+                request.method == "GET" and request.path.startswith(QUIET_GETS)):
             access.info("%s %s%s → %s", request.method, request.path,
-                        "?" + request.query_string if request.query_string else "",
+                        "?" + reqlog.redact_query(request.query_string) if request.query_string else "",
                         resp.status if resp is not None else "error")
+        if entry is not None:
+            sb.request_log.finish(entry, request, resp)
         if public:
             route = request.match_info.route
             resource = getattr(route, "resource", None)
@@ -70,6 +72,7 @@ async def fault_injection(request: web.Request, handler):
     if sb.faults and is_public(request.path):
         f = faults.take(sb, request)
         if f:
+            request["sandbox_fault"] = f
             return await faults.apply(sb, request, f, handler)
     return await handler(request)
 
