@@ -8,7 +8,8 @@ struct RefreshStep: Sendable {
         case adopted(String)
         /// We refreshed and stored the new tokens.
         case refreshed(String)
-        /// The pairing is gone: the server said `invalid_grant`, or the tokens were deleted meanwhile.
+        /// The pairing is gone: the server said `invalid_grant`, the access token can no longer be renewed, or the
+        /// tokens were deleted meanwhile (by another process, or by a refresh of this one that lost them first).
         case lost
         /// The connection changed during the refresh (`unpair()`, a new pairing): nothing was written.
         case discarded

@@ -34,6 +34,8 @@ actor TokenRefresher {
     private let clock: @Sendable () -> Date
     private let sleep: @Sendable (TimeInterval) async throws -> Void
     private let onUnpaired: (@Sendable () -> Void)?
+    /// The generation in which the loss of the pairing was reported (the one after its bump), so it is reported once.
+    private var lossReportedGeneration: UInt64?
     private let observe: (@Sendable (ProfirestEvent) -> Void)?
     private var inFlight: Task<String, Error>?
     private var refreshTimes: [Date] = []
@@ -144,8 +146,12 @@ actor TokenRefresher {
         case .discarded:
             return try tokenAfterChange(replacing: old)
         case .lost:
-            store.bumpGeneration()
-            onUnpaired?()
+            // Once per connection: a caller that saw the tokens just before another refresh lost them finds them
+            // gone and must not report the loss a second time; a new pairing is a new generation.
+            if lossReportedGeneration != generation {
+                lossReportedGeneration = store.bumpGeneration()
+                onUnpaired?()
+            }
             throw AuthFailure.notPaired
         }
     }
