@@ -1,6 +1,11 @@
-// Apple-only backends; Linux CI never compiles this file, so it stays minimal.
-#if canImport(CryptoKit)
+// Apple-only backends, kept minimal. On Linux the test-only target PlatformShims compiles the CryptoKit part of this
+// same file (PROFIREST_SHIMS) against CryptoKit shims (Sources/AppleShims); the CommonCrypto part is not compiled here.
+#if canImport(CryptoKit) || PROFIREST_SHIMS
+#if PROFIREST_SHIMS
+import AppleShims
+#else
 import CryptoKit
+#endif
 import Foundation
 
 extension Crypto {
