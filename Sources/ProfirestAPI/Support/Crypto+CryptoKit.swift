@@ -1,5 +1,5 @@
 // Apple-only backends, kept minimal. On Linux the test-only target PlatformShims compiles the CryptoKit part of this
-// same file (PROFIREST_SHIMS) against CryptoKit shims (Sources/AppleShims); the CommonCrypto part is not compiled here.
+// same file (PROFIREST_SHIMS) against CryptoKit and CommonCrypto shims (Sources/AppleShims).
 #if canImport(CryptoKit) || PROFIREST_SHIMS
 #if PROFIREST_SHIMS
 import AppleShims
@@ -19,8 +19,12 @@ extension Crypto {
 }
 #endif
 
-#if canImport(CommonCrypto)
+#if canImport(CommonCrypto) || PROFIREST_SHIMS
+#if PROFIREST_SHIMS
+import AppleShims
+#else
 import CommonCrypto
+#endif
 import Foundation
 
 extension Crypto {

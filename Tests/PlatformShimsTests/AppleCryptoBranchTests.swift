@@ -5,8 +5,8 @@ import XCTest
 /// Crypto+CryptoKit.swift — the library's file, compiled unchanged in PlatformShims against the CryptoKit shims — must
 /// give the digests the portable code gives, on NIST SHA-256 and RFC 4231 HMAC-SHA256 vectors. The shims are backed by
 /// the portable code, so this shows the branch passes the right bytes in and out (argument order, key vs message,
-/// Data conversion), not that Apple's CryptoKit is correct. The CommonCrypto PBKDF2 branch is not compiled here.
-final class CryptoKitBranchTests: XCTestCase {
+/// Data conversion), not that Apple's CryptoKit is correct. The same for the CommonCrypto PBKDF2 branch.
+final class AppleCryptoBranchTests: XCTestCase {
     private func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
 
     func testSHA256NISTVectors() {
@@ -49,5 +49,44 @@ final class CryptoKitBranchTests: XCTestCase {
         // RFC 4231 test case 5: the MAC truncated to 128 bits.
         let truncated = Crypto.cryptoKitHMACSHA256(key: Data(repeating: 0x0c, count: 20), message: Data("Test With Truncation".utf8))
         XCTAssertEqual(hex(truncated.prefix(16)), "a3b6167473100ee06e0c796c2955552b")
+    }
+
+    func testPBKDF2HMACSHA256Vectors() throws {
+        // RFC 6070's inputs with HMAC-SHA256 (the widely published set), plus one spanning three blocks.
+        let cases: [(password: String, salt: String, iterations: Int, length: Int, key: String)] = [
+            ("password", "salt", 1, 32, "120fb6cffcf8b32c43e7225256c4f837a86548c92ccc35480805987cb70be17b"),
+            ("password", "salt", 2, 32, "ae4d0c95af6b46d32d0adff928f06dd02a303f8ef3c251dfd6e2d85a95474c43"),
+            ("password", "salt", 4096, 32, "c5e478d59288c841aa530db6845c4c8d962893a001ce4e11a4963873aa98134a"),
+            ("passwordPASSWORDpassword", "saltSALTsaltSALTsaltSALTsaltSALTsalt", 4096, 40,
+             "348c89dbcbd32b2f32d814b8116e84cf2b17347ebc1800181c4e2a1fb8dd53e1c635518c7dac47e9"),
+            ("pass\0word", "sa\0lt", 4096, 16, "89b69d0516f829893c696226650a8687"),
+            (String(repeating: "k", count: 100), "s", 3, 70,
+             "5393fdd22141d18e0ad7f185974c30da7be2e9b79425e88e4991c4fc7c9027cb895e27ba09d1ff1d841d8a431a248da1"
+                + "91e13e60ea407957d3dee1d796093886dc016c29c6ef"),
+        ]
+        for c in cases {
+            let password = Data(c.password.utf8), salt = Data(c.salt.utf8)
+            let key = try XCTUnwrap(
+                Crypto.commonCryptoPBKDF2(password: password, salt: salt, iterations: c.iterations, keyLength: c.length))
+            XCTAssertEqual(hex(key), c.key, "CommonCrypto branch, \(c.password) c=\(c.iterations)")
+        }
+        XCTAssertNil(
+            Crypto.commonCryptoPBKDF2(password: Data("p".utf8), salt: Data("s".utf8), iterations: -1, keyLength: 32),
+            "an iteration count that is no UInt32 falls back (nil)")
+    }
+
+    /// The sandbox's OFFLINE_APPROVAL_VECTOR (sandbox/tests/test_offline_approval.py; also OfflineApprovalsTests):
+    /// PBKDF2 key, check byte and signature, computed through the CommonCrypto and CryptoKit branches.
+    func testOfflineApprovalVector() throws {
+        let key = try XCTUnwrap(Crypto.commonCryptoPBKDF2(
+            password: Data("1234".utf8), salt: Data("profirest-jana-1".utf8), iterations: 20000, keyLength: 32))
+        XCTAssertEqual(hex(key), "ad8b12fc38cd2aa0ff45aa2e48c8fd8bad773e88172cc7e889e26cb33cbe6ab2")
+        XCTAssertEqual(Crypto.cryptoKitHMACSHA256(key: key, message: Data("profirest-offline-check".utf8))[0], 153)
+        let message = "profirest-offline-approval/1\n01936f60-1c2d-7e3f-8a4b-5c6d7e8f9a0b\nemp_1\n2026-11-29T12:10:00Z\n"
+            + "storno položky\n37800\nCZK"
+        let signature = Crypto.cryptoKitHMACSHA256(key: key, message: Data(message.utf8)).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        XCTAssertEqual(signature, "ROz8paqshHNx6Cp7xlXin9NkHY7eOKSCfmIKfigEuuY")
     }
 }
