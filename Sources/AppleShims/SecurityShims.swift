@@ -32,7 +32,8 @@ public var errSecSuccess: OSStatus { 0 }
 /// (confirmed)
 public var errSecItemNotFound: OSStatus { -25300 }
 /// https://developer.apple.com/documentation/security/errsecduplicateitem — `var errSecDuplicateItem: OSStatus { get }`
-/// (page not fetched in this session)
+/// (confirmed; its discussion gives the generic-password primary keys the in-memory keychain uses: class, account,
+/// service, access group, synchronizable)
 public var errSecDuplicateItem: OSStatus { -25299 }
 /// https://developer.apple.com/documentation/security/errsecparam — `var errSecParam: OSStatus { get }`
 /// (page not fetched in this session)
@@ -80,7 +81,7 @@ public let kSecMatchLimitOne: CFString = "m_LimitOne"
 
 /// https://developer.apple.com/documentation/security/secitemadd(_:_:) —
 /// `func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus`
-/// (page not fetched in this session; the signature matches SecItemCopyMatching's result parameter)
+/// (confirmed)
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     result?.pointee = nil
     return InMemoryKeychain.shared.add(attributes)
@@ -88,7 +89,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 
 /// https://developer.apple.com/documentation/security/secitemcopymatching(_:_:) —
 /// `func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus`
-/// (page not fetched in this session; C interface `OSStatus SecItemCopyMatching(CFDictionaryRef, CFTypeRef *)`)
+/// (confirmed)
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     let (status, value) = InMemoryKeychain.shared.copyMatching(query)
     result?.pointee = value
@@ -102,7 +103,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 }
 
 /// https://developer.apple.com/documentation/security/secitemdelete(_:) —
-/// `func SecItemDelete(_ query: CFDictionary) -> OSStatus` (page not fetched in this session)
+/// `func SecItemDelete(_ query: CFDictionary) -> OSStatus` (confirmed)
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     InMemoryKeychain.shared.delete(query)
 }
