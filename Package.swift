@@ -7,6 +7,34 @@ let strict: [SwiftSetting] = [
     .enableExperimentalFeature("StrictConcurrency"),
 ]
 
+// Test-only, Linux-only (on Apple platforms the real frameworks are there, and the shims' CFString/CFDictionary
+// would clash with Foundation's): the Apple platform files compiled unchanged against declaration shims, so `swift test`
+// type-checks them and runs their logic tests. Not dependencies of ProfirestAPI, not products.
+// - AppleShims: Security, CryptoKit and CommonCrypto declarations as the platform files use them, backed by an
+//   in-memory keychain and the portable SHA-256 (a symlink to the library's file).
+// - WindowsShims: the WinSDK declarations FileLock+Windows.swift uses, backed by the file system and a lock table.
+// - PlatformShims: symlinks to the platform files (KeychainTokenStorage, Crypto+CryptoKit, FileLock+Windows,
+//   TokenFile+Windows) plus the few library files they need (TokenStorage, StorageError, Crypto, PortableSHA256),
+//   built with PROFIREST_SHIMS. Symlinked sources rather than a dependency on ProfirestAPI,
+//   because the files extend internal types (`Crypto`) and a second copy of ProfirestAPI's public API would make
+//   every name ambiguous in the tests; the shim module's copies of those types are its own and internal to it.
+var platformShimTargets: [Target] {
+    #if os(Linux)
+    return [
+        .target(name: "AppleShims", swiftSettings: strict),
+        .target(name: "WindowsShims", swiftSettings: strict),
+        .target(
+            name: "PlatformShims", dependencies: ["AppleShims", "WindowsShims"],
+            swiftSettings: strict + [.define("PROFIREST_SHIMS")]),
+        .testTarget(
+            name: "PlatformShimsTests", dependencies: ["PlatformShims", "AppleShims", "WindowsShims"],
+            swiftSettings: strict),
+    ]
+    #else
+    return []
+    #endif
+}
+
 let package = Package(
     name: "profirest-api-swift",
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
@@ -29,7 +57,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "ProfirestAPITests", dependencies: ["ProfirestAPI", "ProfirestTestSupport"], swiftSettings: strict),
         .testTarget(name: "ProfirestCodegenTests", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
-    ],
+    ] + platformShimTargets,
     // Swift 6 language mode where the compiler has it; a 5.9 compiler falls back to 5.
     swiftLanguageVersions: [.version("6"), .v5]
 )
+

@@ -1,6 +1,11 @@
-// Windows only; Linux CI never compiles this file, so it stays minimal.
-#if os(Windows)
+// Windows only, and minimal. On Linux the test-only target PlatformShims compiles this same file (PROFIREST_SHIMS)
+// against declaration shims of WinSDK (Sources/WindowsShims); see Tests/PlatformShimsTests.
+#if os(Windows) || PROFIREST_SHIMS
+#if PROFIREST_SHIMS
+import WindowsShims
+#else
 import WinSDK
+#endif
 
 /// An exclusive `LockFileEx` lock on a lock file; Windows releases it when the handle closes or the
 /// process dies.

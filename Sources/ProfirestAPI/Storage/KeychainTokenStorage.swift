@@ -1,7 +1,12 @@
-// Apple only; Linux CI never compiles this file, so it stays small and uses only long-documented API.
-#if canImport(Security)
+// Apple only, and small, using only long-documented API. On Linux the test-only target PlatformShims compiles this
+// same file (PROFIREST_SHIMS) against declaration shims of Security (Sources/AppleShims); see Tests/PlatformShimsTests.
+#if canImport(Security) || PROFIREST_SHIMS
 import Foundation
+#if PROFIREST_SHIMS
+import AppleShims
+#else
 import Security
+#endif
 
 /// Keeps tokens in the system keychain as generic passwords, on this device only (never synced through
 /// iCloud) and readable after the first unlock, so background refreshes work. Not a `LockingTokenStorage`:

@@ -1,6 +1,7 @@
-// Windows only; Linux CI never compiles this file. Access is governed by the user profile's ACLs there,
-// so there is no mode to set; Foundation's atomic write replaces the file in one step.
-#if os(Windows)
+// Windows only. Access is governed by the user profile's ACLs there, so there is no mode to set; Foundation's atomic
+// write replaces the file in one step. On Linux the test-only target PlatformShims compiles this same file
+// (PROFIREST_SHIMS); it uses only Foundation, so it runs here as it is.
+#if os(Windows) || PROFIREST_SHIMS
 import Foundation
 
 enum TokenFile {

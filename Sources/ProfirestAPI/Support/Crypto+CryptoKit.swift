@@ -1,6 +1,11 @@
-// Apple-only backends; Linux CI never compiles this file, so it stays minimal.
-#if canImport(CryptoKit)
+// Apple-only backends, kept minimal. On Linux the test-only target PlatformShims compiles the CryptoKit part of this
+// same file (PROFIREST_SHIMS) against CryptoKit and CommonCrypto shims (Sources/AppleShims).
+#if canImport(CryptoKit) || PROFIREST_SHIMS
+#if PROFIREST_SHIMS
+import AppleShims
+#else
 import CryptoKit
+#endif
 import Foundation
 
 extension Crypto {
@@ -14,8 +19,12 @@ extension Crypto {
 }
 #endif
 
-#if canImport(CommonCrypto)
+#if canImport(CommonCrypto) || PROFIREST_SHIMS
+#if PROFIREST_SHIMS
+import AppleShims
+#else
 import CommonCrypto
+#endif
 import Foundation
 
 extension Crypto {

@@ -1,0 +1,1 @@
+../ProfirestAPI/Support/PortableSHA256.swift

@@ -1,0 +1,1 @@
+../ProfirestAPI/Support/Crypto+CryptoKit.swift

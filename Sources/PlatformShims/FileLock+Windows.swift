@@ -1,0 +1,1 @@
+../ProfirestAPI/Storage/FileLock+Windows.swift
