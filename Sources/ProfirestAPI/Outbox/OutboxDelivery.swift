@@ -15,9 +15,10 @@ extension Outbox {
 
     /// Sends waiting writes in order; called only inside `gate`, so one round runs at a time.
     func deliver() async {
-        while !Task.isCancelled {
-            // Afresh from the file: another process sharing it may have delivered or added writes.
-            guard let entries = try? journal.update({ $0 }), let head = entries.first else { return }
+        // Afresh from the file: another process sharing it may have delivered or added writes. Each round's record
+        // reads the file again anyway, so the next round starts from what it wrote.
+        guard var entries = try? journal.update({ $0 }) else { return }
+        while !Task.isCancelled, let head = entries.first {
             let round: [JournalEntry]
             if head.kind == OutboxItem.Kind.punch.rawValue {
                 round = Array(entries.prefix { $0.kind == head.kind && $0.restaurantID == head.restaurantID }.prefix(100))
@@ -27,7 +28,8 @@ extension Outbox {
             let verdicts = round.count == 1 && head.kind != OutboxItem.Kind.punch.rawValue
                 ? [head.id: await send(head)]
                 : await sendBatch(round)
-            if record(round, verdicts) { return }
+            guard let rest = record(round, verdicts) else { return }
+            entries = rest
         }
     }
 
@@ -135,8 +137,9 @@ extension Outbox {
     }
 
     /// Takes delivered and refused writes out of the journal, notes the failure of the kept ones, and hands each
-    /// outcome to its caller or to `onFailure`. True when the round must stop (a write was kept).
-    private func record(_ round: [JournalEntry], _ verdicts: [String: Verdict]) -> Bool {
+    /// outcome to its caller or to `onFailure`. Returns the journal as written, or nil when the delivery must stop
+    /// (a write was kept, or the journal could not be written).
+    private func record(_ round: [JournalEntry], _ verdicts: [String: Verdict]) -> [JournalEntry]? {
         var kept: [String: ProfirestAPIError] = [:]
         var settled: Set<String> = []
         for (id, verdict) in verdicts {
@@ -146,8 +149,9 @@ extension Outbox {
             }
         }
         let ids = Set(round.map(\.id))
+        let rest: [JournalEntry]
         do {
-            try journal.update { entries in
+            rest = try journal.update { entries in
                 entries.removeAll { ids.contains($0.id) && settled.contains($0.id) }
                 for index in entries.indices {
                     if let error = kept[entries[index].id], ids.contains(entries[index].id) {
@@ -155,10 +159,11 @@ extension Outbox {
                         entries[index].lastErrorCode = error.code
                     }
                 }
+                return entries
             }
         } catch {
             // Not written: the settled writes stay and go again later, which the server answers from its records.
-            return true
+            return nil
         }
         if let observe = api.pipeline.settings.observe {
             for entry in round {
@@ -191,6 +196,6 @@ extension Outbox {
             if kept.isEmpty, !settled.isEmpty { state.lastFailure = nil }
         }
         for failure in refusedLater { onFailure?(failure) }
-        return !kept.isEmpty
+        return kept.isEmpty ? rest : nil
     }
 }
