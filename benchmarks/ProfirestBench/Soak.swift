@@ -27,8 +27,7 @@ struct SoakSettings {
     var writers = 8
     var refresh = RefreshSoakSettings()
     var output = "benchmarks/results/soak.json"
-    var python = ProcessInfo.processInfo.environment["PROFIREST_SANDBOX_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-        ?? ".venv/bin/python"
+    var python = Sandbox.defaultPython
 
     init(_ arguments: [String]) {
         var i = 1
@@ -165,7 +164,7 @@ func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, direc
         try await Task.sleep(nanoseconds: UInt64.random(in: 5_000_000...300_000_000))
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
-        let keys = first.acceptedKeys()
+        let keys = first.lines()
         let second = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 0)
         second.process.waitUntilExit()
         let commits = try await commitsByKey(sandbox).filter { $0.key.hasPrefix(prefix) }
@@ -177,27 +176,30 @@ func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, direc
             "outbox_accepted_in_kill_trials": accepted]
 }
 
-/// A `--soak-writer` child: its stdout names each key the outbox accepted, one a line.
-final class WriterProcess: @unchecked Sendable {
+/// A child process of the soak whose standard output is read in whole lines once it has ended — also after a
+/// SIGKILL, so what it printed before the kill is still there.
+final class LineProcess: @unchecked Sendable {
     let process = Process()
     private let output = Pipe()
 
-    init(arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    init(_ executable: String, arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
     }
 
-    func acceptedKeys() -> [String] {
+    /// Every complete, non-empty line it printed; waits for the end of its output.
+    func lines() -> [String] {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 }
 
-func writerProcess(_ sandbox: Sandbox, tokens: String, outbox: String, prefix: String, writes: Int) throws -> WriterProcess {
-    try WriterProcess(arguments: [
+/// A `--soak-writer` child: its stdout names each key the outbox accepted, one a line.
+func writerProcess(_ sandbox: Sandbox, tokens: String, outbox: String, prefix: String, writes: Int) throws -> LineProcess {
+    try LineProcess(CommandLine.arguments[0], arguments: [
         "--soak-writer", "--api", sandbox.api, "--tokens", tokens, "--outbox", outbox, "--prefix", prefix,
         "--writes", String(writes),
     ])

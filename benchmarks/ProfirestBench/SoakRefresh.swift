@@ -30,14 +30,14 @@ func soakRefresh(_ sandbox: Sandbox, _ settings: RefreshSoakSettings, directory:
     let probe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("ProfirestRefreshProbe").path
     let end = Date().addingTimeInterval(settings.seconds)
-    func start() throws -> LoopProbe {
-        try LoopProbe(probe, arguments: [
+    func start() throws -> LineProcess {
+        try LineProcess(probe, arguments: [
             "loop", "--base", sandbox.api, "--file", file, "--client", client,
             "--seconds", String(max(1, end.timeIntervalSinceNow)),
         ])
     }
     var running = try (0..<settings.processes).map { _ in try start() }
-    var finished: [LoopProbe] = []
+    var finished: [LineProcess] = []
     var corruptions = 0
     var kills = 0
     while Date() < end {
@@ -60,7 +60,7 @@ func soakRefresh(_ sandbox: Sandbox, _ settings: RefreshSoakSettings, directory:
     if !tokenFileIsWhole(file) { corruptions += 1 }
     try await sandbox.admin("DELETE", "faults")
 
-    let summaries = finished.compactMap { $0.lastSummary() }
+    let summaries = finished.compactMap(lastSummary)
     var invalidGrant = 0
     var stallMs = 0
     var requests = 0
@@ -92,24 +92,10 @@ func tokenFileIsWhole(_ path: String) -> Bool {
     return false
 }
 
-/// A `ProfirestRefreshProbe loop` process; its last complete summary line, even after a SIGKILL.
-final class LoopProbe: @unchecked Sendable {
-    let process = Process()
-    private let output = Pipe()
-
-    init(_ executable: String, arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+/// The last complete summary line a `ProfirestRefreshProbe loop` printed, even when it was SIGKILLed mid-line.
+func lastSummary(_ probe: LineProcess) -> [String: Any]? {
+    for line in probe.lines().reversed() {
+        if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] { return object }
     }
-
-    func lastSummary() -> [String: Any]? {
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        for line in text.split(separator: "\n").reversed() {
-            if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] { return object }
-        }
-        return nil
-    }
+    return nil
 }

@@ -33,8 +33,7 @@ struct StampedeSettings {
     var callsPerProcess = 5
     var probe: String?
     var verbose = false
-    var python = ProcessInfo.processInfo.environment["PROFIREST_SANDBOX_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-        ?? ".venv/bin/python"
+    var python = Sandbox.defaultPython
 
     init(_ arguments: [String]) {
         var i = 1
@@ -65,6 +64,11 @@ final class Sandbox: @unchecked Sendable {
     let server: ChildServer
     let api: String
     private let session = URLSession(configuration: .ephemeral)
+
+    /// The sandbox's interpreter: $PROFIREST_SANDBOX_PYTHON, else the venv `make venv` creates.
+    static var defaultPython: String {
+        ProcessInfo.processInfo.environment["PROFIREST_SANDBOX_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? ".venv/bin/python"
+    }
 
     init(python: String) throws {
         server = try ChildServer(executable: python, arguments: sandboxArguments(validate: false))
