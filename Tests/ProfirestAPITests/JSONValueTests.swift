@@ -58,6 +58,12 @@ final class JSONValueTests: XCTestCase {
         }
         // Beyond Int the value can only be a Double.
         XCTAssertEqual(try decode("99999999999999999999"), .number(1e20))
+        // A large double (here from more digits than an Int reads) is written as its exact integer: its shortest digits,
+        // 1.2345678901234568e+18, read back exactly as the integer 1234567890123456800 — another number (fuzzing).
+        let large = try decode("1.23456789012345678901e18")
+        guard case .number = large else { return XCTFail("\(large)") }
+        XCTAssertEqual(try encode(large), "1234567890123456768")
+        XCTAssertEqual(try decode(try encode(large)), large)
     }
 
     func testIntegerAndIntegralNumberAreEqualAndHashAlike() {

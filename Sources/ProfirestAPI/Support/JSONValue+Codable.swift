@@ -35,7 +35,15 @@ extension JSONValue: Codable {
         case .null: try container.encodeNil()
         case .bool(let b): try container.encode(b)
         case .integer(let i): try container.encode(i)
-        case .number(let d): try container.encode(d)
+        case .number(let d):
+            // From 2^53 on every double is an integer, but JSONEncoder writes its shortest digits
+            // (1.2345678901234568e18 as 1234567890123456800), which read back as an exact integer are another number.
+            // Its exact integer keeps the value (found by fuzzing).
+            if abs(d) >= 9_007_199_254_740_992, let exact = Int(exactly: d) {
+                try container.encode(exact)
+            } else {
+                try container.encode(d)
+            }
         case .string(let s): try container.encode(s)
         case .array(let a): try container.encode(a)
         case .object(let o): try container.encode(o)
