@@ -11,8 +11,8 @@ final class VersionTests: XCTestCase {
     func testTheLibraryVersionIsTheReleaseVersion() throws {
         let file = try String(contentsOf: root.appendingPathComponent("VERSION"), encoding: .utf8)
         let version = file.trimmingCharacters(in: .whitespacesAndNewlines)
-        XCTAssertEqual(ProfirestApi.version, version)
-        XCTAssertEqual(ProfirestApi.userAgent, "ProfirestAPI-Swift/\(version)")
+        XCTAssertEqual(LibraryVersion.version, version)
+        XCTAssertEqual(LibraryVersion.userAgent, "ProfirestAPI-Swift/\(version)")
         let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
         XCTAssertTrue(changelog.contains("\n## \(version) "), "CHANGELOG.md has no \"## \(version) …\" entry")
     }

@@ -39,7 +39,7 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
 
     private func errors(_ form: [String: String], _ basicAuth: String?) -> ErrorFactory {
         let secrets = Self.secretFields.compactMap { form[$0] } + [basicAuth].compactMap { $0 }
-        return ErrorFactory(language: settings.language, redaction: Redaction(secrets: secrets))
+        return settings.errors(scrubbing: secrets)
     }
 
     private func send(_ method: String, _ path: String, form: [String: String]?, basicAuth: String?) async throws
@@ -54,7 +54,7 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
         guard let url = URL(string: base.root + path) else {
             throw ProfirestUsageError("baseURL \"\(base.root)\" does not make a valid OAuth URL")
         }
-        var headers = ["Accept": "application/json", "User-Agent": ProfirestApi.userAgent]
+        var headers = ["Accept": "application/json", "User-Agent": LibraryVersion.userAgent]
         if let language = settings.language { headers["Accept-Language"] = language }
         if let basicAuth { headers["Authorization"] = basicAuth }
         var body: Data?
@@ -63,36 +63,24 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
             body = Data(PercentEncoding.formBody(form).utf8)
         }
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: settings.timeout)
-        let errors = errors(form ?? [:], basicAuth)
-        let response: HTTPResponse
-        do {
-            if transport is BoundsEachAttempt {
-                response = try await transport.send(request)
-            } else {
-                response = try await AttemptDeadline.run(timeout: settings.timeout, timer: settings.attemptTimer) {
-                    [transport] in try await transport.send(request)
-                }
-            }
-        } catch {
-            if Task.isCancelled || error is CancellationError { throw CancellationError() }
-            throw error is AttemptDeadline.Expired
-                ? errors.make(ErrorCode.timeout, detail: "no complete answer from \(path) within \(settings.timeout) s")
-                : errors.fromTransport(error)
-        }
-        switch response.status {
-        case 200..<300:
+        let attempt = Attempt(transport: transport, settings: settings, timeout: settings.timeout, errors: errors(form ?? [:], basicAuth))
+        switch try await attempt.perform(request) {
+        case .succeeded(let response) where response.status != 304:
             return response
-        case 300..<400:
-            throw errors.redirect(response)
-        default:
-            if let oauth = Self.oauthError(in: response, redaction: errors.redaction) { throw oauth }
+        case .succeeded(let response), .failed(_, answer: let response?):
+            if let oauth = Self.oauthError(in: response, redaction: attempt.errors.redaction) { throw oauth }
             if response.status == 401, form != nil, response.body.isEmpty {
                 // A 401 from an OAuth endpoint means the client's own authentication failed (RFC 6749 5.2). With a
                 // Basic challenge, Linux URLSession hands it back without its body (see AuthChallenge).
                 throw ProfirestOAuthError(
                     error: "invalid_client", detail: "the server did not accept the client's credentials (HTTP 401 from \(path))")
             }
-            throw errors.fromResponse(response, now: settings.clock())
+            throw attempt.errors.fromResponse(response, now: settings.clock())
+        case .failed(let error, answer: nil):
+            throw error
+        case .streaming(let head):
+            await head.body.close()
+            throw attempt.errors.make(ErrorCode.invalidResponse, detail: "a stream instead of an answer from \(path)")
         }
     }
 

@@ -28,7 +28,7 @@ extension ProfirestApi {
         let base = try self.base.get()
         let method = method.uppercased()
         let target = try RequestTarget.resolve(path, query: options.query.merging(query) { $1 }, base: base)
-        var headers: [String: String] = ["Accept": options.accept ?? "application/json", "User-Agent": Self.userAgent]
+        var headers: [String: String] = ["Accept": options.accept ?? "application/json", "User-Agent": LibraryVersion.userAgent]
         // nil sends none: the default transport also keeps Linux URLSession from adding one (URLSessionTransport).
         if let language = self.options.language { headers["Accept-Language"] = language }
         if let body { headers["Content-Type"] = options.contentType ?? body.contentType }
@@ -59,9 +59,4 @@ extension ProfirestApi {
             throw ProfirestUsageError("the body of type \(B.self) cannot be encoded as JSON: \(error)")
         }
     }
-
-    /// The release this source is; the same as the repository's VERSION file, which names `make dist`'s archive
-    /// (a unit test compares them, so a release cannot announce another version to servers).
-    static let version = "1.0.0"
-    static let userAgent = "ProfirestAPI-Swift/\(version)"
 }

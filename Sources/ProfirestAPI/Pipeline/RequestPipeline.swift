@@ -1,23 +1,5 @@
 import Foundation
 
-/// What the pipeline needs from the client's options, resolved once per client.
-struct PipelineSettings: Sendable {
-    var retries: Int
-    var retryDelay: TimeInterval
-    var maxRetryWait: TimeInterval
-    var timeout: TimeInterval
-    var language: String?
-    var clock: @Sendable () -> Date
-    /// Waits between attempts (the `sleep` option).
-    var sleep: @Sendable (TimeInterval) async throws -> Void
-    /// Bounds one attempt; real time unless a unit test drives it (see `AttemptDeadline`).
-    var attemptTimer: @Sendable (TimeInterval) async throws -> Void
-    /// 0..<1 for the backoff jitter.
-    var random: @Sendable () -> Double
-    /// The `observer` option; nil when nobody listens, so nothing is built for it.
-    var observe: (@Sendable (ProfirestEvent) -> Void)? = nil
-}
-
 /// One call ready to go: everything but the per-attempt headers (tokens) is final.
 struct OutgoingRequest: Sendable {
     var method: String
@@ -28,10 +10,10 @@ struct OutgoingRequest: Sendable {
     var replayable: Bool = true
 }
 
-/// One request's life: pick the Idempotency-Key once, then loop attempts — authorize, send under a deadline,
-/// classify, and retry what the reference's table allows (`RetryPolicy`), waiting per Retry-After or `Backoff`.
-/// The steps of one attempt are in RequestPipeline+Attempt.swift, shared with the event stream's entry
-/// (RequestPipeline+Stream.swift).
+/// One request's life: pick the Idempotency-Key once, then loop attempts — authorize, perform (`Attempt`), and
+/// retry what the reference's table allows (`RetryPolicy`), waiting per Retry-After or `Backoff`, or renew the
+/// access token once after `401 invalid_token`. Which tokens an attempt carries and what a 401 means to them is in
+/// RequestPipeline+Tokens.swift, shared with the event stream's entry (RequestPipeline+Stream.swift).
 struct RequestPipeline: Sendable {
     let transport: any HTTPTransport
     let authorizer: any RequestAuthorizer
@@ -63,45 +45,35 @@ struct RequestPipeline: Sendable {
             }
             observed?.started()
 
-            let sent: Result<HTTPResponse, any Error>
+            let exchange = Attempt(
+                transport: transport, settings: settings, timeout: timeout, errors: errors(attempt))
+            let failed: ProfirestAPIError
+            var answeredStatus = 0
             do {
-                if transport is BoundsEachAttempt {
-                    sent = .success(try await transport.send(httpRequest))
-                } else {
-                    sent = .success(try await AttemptDeadline.run(timeout: timeout, timer: settings.attemptTimer) {
-                        [transport] in try await transport.send(httpRequest)
-                    })
+                switch try await exchange.perform(httpRequest) {
+                case .succeeded(let response):
+                    succeeded(attempt)
+                    // Only when someone listens, and scrubbed: a server that echoes the request may put a token there.
+                    observed?.finished(
+                        status: response.status, error: nil,
+                        requestID: observed == nil
+                            ? nil : response.header("Profirest-Request-Id").map(exchange.errors.redaction.scrub))
+                    return response
+                case .streaming(let head):
+                    await head.body.close()
+                    failed = exchange.errors.make(ErrorCode.invalidResponse, detail: "a stream instead of an answer")
+                case .failed(let error, let answer):
+                    answeredStatus = answer?.status ?? 0
+                    failed = answer == nil ? error : ScopeHint.annotated(error, method: request.method, url: request.target.url)
                 }
             } catch {
-                sent = .failure(error)
+                // A redirect: the answer's status; a cancellation or an error made below: no answer.
+                let thrown = error as? ProfirestAPIError
+                let status = thrown?.code == ErrorCode.unexpectedRedirect ? thrown?.status ?? 0 : 0
+                observed?.finished(status: status, error: thrown, requestID: thrown?.requestID)
+                throw error
             }
-
-            let failed: ProfirestAPIError
-            switch sent {
-            case .failure(let error):
-                do {
-                    failed = try failure(of: error, attempt: attempt, timeout: timeout)
-                } catch {
-                    observed?.finished(status: 0, error: error as? ProfirestAPIError, requestID: nil)
-                    throw error
-                }
-                observed?.finished(status: 0, error: failed, requestID: nil)
-            case .success(let response):
-                // Only when someone listens, and scrubbed: a server that echoes the request may put a token there.
-                let requestID = observed == nil
-                    ? nil : response.header("Profirest-Request-Id").map(errors(attempt).redaction.scrub)
-                do {
-                    guard let answered = try failure(of: response, attempt: attempt) else {
-                        observed?.finished(status: response.status, error: nil, requestID: requestID)
-                        return response
-                    }
-                    failed = ScopeHint.annotated(answered, method: request.method, url: request.target.url)
-                } catch {
-                    observed?.finished(status: response.status, error: error as? ProfirestAPIError, requestID: requestID)
-                    throw error
-                }
-                observed?.finished(status: response.status, error: failed, requestID: requestID)
-            }
+            observed?.finished(status: answeredStatus, error: failed, requestID: failed.requestID)
 
             if try await renew(after: failed, attempt: attempt, options: options, renewal: &renewal) { continue }
             guard let wait = retryWait(failed, retriesUsed: retriesUsed, retries: retries, replayable: request.replayable)
@@ -143,7 +115,7 @@ struct RequestPipeline: Sendable {
             return (token, token != nil)
         case .required:
             guard let token = authorizer.staffToken() else {
-                throw ErrorFactory(language: settings.language, redaction: Redaction(secrets: [])).make(
+                throw settings.errors().make(
                     ErrorCode.staffSessionRequired,
                     detail: "this request needs a signed-in employee (signInStaff); nothing was sent")
             }

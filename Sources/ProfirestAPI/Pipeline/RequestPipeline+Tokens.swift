@@ -1,8 +1,7 @@
 import Foundation
 
-/// The steps of one attempt, shared by whole-body requests (`execute`) and the event stream (`stream`): what may
-/// be sent at all, the per-attempt token headers, turning an answer or a transport failure into an error, and the
-/// one token refresh after `401 invalid_token`.
+/// The tokens around an attempt, shared by whole-body requests (`execute`) and the event stream (`stream`): what
+/// may be sent at all, the per-attempt token headers, and the one token refresh after `401 invalid_token`.
 extension RequestPipeline {
     /// The staff token of a call, chosen once before its first attempt.
     struct StaffChoice: Sendable {
@@ -61,36 +60,14 @@ extension RequestPipeline {
         return attempt
     }
 
-    /// The error factory of an attempt: it scrubs the tokens that attempt carried. Made only when something
-    /// failed, so the success path allocates nothing for errors.
+    /// The error factory of an attempt: it scrubs the tokens that attempt carried.
     func errors(_ attempt: AuthorizedAttempt) -> ErrorFactory {
-        ErrorFactory(
-            language: settings.language,
-            redaction: Redaction(secrets: [attempt.sentToken, attempt.staff.token].compactMap { $0 }))
+        settings.errors(scrubbing: [attempt.sentToken, attempt.staff.token].compactMap { $0 })
     }
 
-    /// nil for a success (which also extends the staff session); throws `unexpected_redirect` for a 3xx; the error
-    /// by catalog code for anything else.
-    func failure(of response: HTTPResponse, attempt: AuthorizedAttempt) throws -> ProfirestAPIError? {
-        switch response.status {
-        case 200..<300, 304:
-            if attempt.staff.fromSession, let token = attempt.staff.token { authorizer.staffRequestSucceeded(token: token) }
-            return nil
-        case 300..<400:
-            throw errors(attempt).redirect(response)
-        default:
-            return errors(attempt).fromResponse(response, now: settings.clock())
-        }
-    }
-
-    /// A failure without an answer as the error to handle: `timeout` or `network_error`. A cancellation, or an
-    /// error the library already made, goes to the caller as it is.
-    func failure(of error: Error, attempt: AuthorizedAttempt, timeout: TimeInterval) throws -> ProfirestAPIError {
-        if let error = error as? ProfirestAPIError { throw error }
-        if Task.isCancelled || error is CancellationError { throw CancellationError() }
-        return error is AttemptDeadline.Expired
-            ? errors(attempt).make(ErrorCode.timeout, detail: "no complete answer within \(timeout) s (one attempt, body included)")
-            : errors(attempt).fromTransport(error)
+    /// A success extends the staff session whose token the attempt carried.
+    func succeeded(_ attempt: AuthorizedAttempt) {
+        if attempt.staff.fromSession, let token = attempt.staff.token { authorizer.staffRequestSucceeded(token: token) }
     }
 
     /// True when the call should go again at once with a refreshed token: the first `401 invalid_token` of a

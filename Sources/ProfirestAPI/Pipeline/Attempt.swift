@@ -1,0 +1,108 @@
+import Foundation
+
+/// One exchange with the server, the only place the library calls a transport: ordinary requests, the event
+/// stream and the OAuth endpoints all go through `perform`, so a deadline, a transport failure and a status mean
+/// the same everywhere.
+///
+/// What happens around an attempt — which tokens it carries, whether a failure is retried or renews a token — is
+/// its caller's business (`RequestPipeline`, `OAuthHTTPEndpoint`).
+struct Attempt: Sendable {
+    /// What an attempt ended with, when it ended with something to decide on.
+    enum Outcome: Sendable {
+        /// A 2xx (or 304) answer, read whole.
+        case succeeded(HTTPResponse)
+        /// The 2xx head of a streamed answer; its body is still arriving.
+        case streaming(HTTPStreamingResponse)
+        /// An error answer (kept for callers that read it their own way, as OAuth does) or no answer at all.
+        case failed(ProfirestAPIError, answer: HTTPResponse?)
+    }
+
+    let transport: any HTTPTransport
+    let settings: PipelineSettings
+    /// Limits the whole attempt (or, for a stream, the wait for its head and for an error answer's body).
+    let timeout: TimeInterval
+    /// Scrubs the attempt's tokens and secrets from every error it makes.
+    let errors: ErrorFactory
+
+    /// Sends `request` under the deadline and classifies the answer. Throws only what no retry can change: a
+    /// cancellation, a redirect (`unexpected_redirect`: tokens are never sent after one), an error the library
+    /// already made, or a usage error of a streamed request over a transport that cannot stream.
+    func perform(_ request: HTTPRequest, streamed: Bool = false) async throws -> Outcome {
+        var streaming: (any StreamingHTTPTransport)?
+        if streamed {
+            guard let transport = transport as? any StreamingHTTPTransport else {
+                throw ProfirestUsageError(
+                    "the transport \(type(of: transport)) cannot read a response in pieces; implement StreamingHTTPTransport")
+            }
+            streaming = transport
+        }
+        let answer: Answer
+        do {
+            answer = try await exchange(request, streaming: streaming)
+        } catch {
+            return .failed(try failure(of: error), answer: nil)
+        }
+        switch answer {
+        case .stream(let head):
+            return .streaming(head)
+        case .whole(let response):
+            switch response.status {
+            case 200..<300, 304:
+                return .succeeded(response)
+            case 300..<400:
+                throw errors.redirect(response)
+            default:
+                return .failed(errors.fromResponse(response, now: settings.clock()), answer: response)
+            }
+        }
+    }
+
+    private enum Answer: Sendable {
+        case whole(HTTPResponse)
+        case stream(HTTPStreamingResponse)
+    }
+
+    /// The most of an error answer's body that is read from a stream; problem documents are far smaller.
+    static let errorBodyLimit = 64 * 1024
+
+    private func exchange(_ request: HTTPRequest, streaming: (any StreamingHTTPTransport)?) async throws -> Answer {
+        if let streaming {
+            // Always raced against the deadline: URLSessionTransport bounds whole exchanges, not a stream's head.
+            return try await AttemptDeadline.run(timeout: timeout, timer: settings.attemptTimer) {
+                try await Self.open(request, on: streaming)
+            }
+        }
+        // A transport that bounds each exchange itself is called directly: the race costs two child tasks and a
+        // sleeping timer per attempt, measurable at 64 requests in flight.
+        if transport is BoundsEachAttempt { return .whole(try await transport.send(request)) }
+        return try await AttemptDeadline.run(timeout: timeout, timer: settings.attemptTimer) { [transport] in
+            .whole(try await transport.send(request))
+        }
+    }
+
+    private static func open(_ request: HTTPRequest, on transport: any StreamingHTTPTransport) async throws -> Answer {
+        let head = try await transport.stream(request)
+        if (200..<300).contains(head.status) { return .stream(head) }
+        // An error answer is a small problem document: read it whole to learn its catalog code.
+        var body = Data()
+        for try await chunk in head.body {
+            body.append(chunk)
+            if body.count > errorBodyLimit {
+                // What is left is not read: the connection must not go on delivering it.
+                await head.body.close()
+                break
+            }
+        }
+        return .whole(HTTPResponse(status: head.status, headers: head.headers, body: body))
+    }
+
+    /// A failure without an answer as the error to handle: `timeout` or `network_error`. A cancellation, or an
+    /// error the library already made, goes to the caller as it is.
+    private func failure(of error: Error) throws -> ProfirestAPIError {
+        if let error = error as? ProfirestAPIError { throw error }
+        if Task.isCancelled || error is CancellationError { throw CancellationError() }
+        return error is AttemptDeadline.Expired
+            ? errors.make(ErrorCode.timeout, detail: "no complete answer within \(timeout) s (one attempt, body included)")
+            : errors.fromTransport(error)
+    }
+}
