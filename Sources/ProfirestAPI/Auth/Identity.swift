@@ -1,11 +1,11 @@
 import Foundation
 
 /// Everything the facade needs from the identity layer, behind one object: the synchronous state readers, the
-/// pairing and consent flows, unpairing, the staff session, and the auth seam the request pipeline calls.
+/// pairing and consent flows, unpairing and the staff session.
 ///
-/// The facade creates one per client from its options and forwards to it; the pipeline's auth protocol maps
-/// one-to-one onto `accessToken()`, `refresh(afterRejecting:)`, `staffToken()`, `staffRequestSucceeded(token:)`
-/// and `staffRejected(token:)`. Network access goes through the `OAuthEndpoint` the facade adapts to its transport.
+/// The facade creates one per client from its options and forwards to it. The request pipeline does not come
+/// through here: its `IdentityAuthorizer` asks the `TokenRefresher` and `StaffSessions` directly. Network access
+/// goes through the `OAuthEndpoint` the facade adapts to its transport.
 final class Identity: Sendable {
     let context: IdentityContext
     let refresher: TokenRefresher
@@ -104,29 +104,21 @@ final class Identity: Sendable {
         return staffSessions.begin(session, now: context.clock())
     }
 
-    /// For `api.signOutStaff(token:)`: forgets the session and returns its token for
-    /// `DELETE /v2/staff/sessions/current` (nil when nobody is signed in).
-    func staffSignedOut() -> String? { staffSessions.end() }
+    /// For `api.signOutStaff(token:)`: forgets the session (the one of `token`, or the current one) and returns
+    /// the token to end on the server with `DELETE /v2/staff/sessions/current` (nil when nobody was signed in).
+    func signOutStaff(token: String?) -> String? {
+        if let token {
+            staffSessions.end(token: token)
+            return token
+        }
+        let employee = staffSessions.currentInfo
+        let ended = staffSessions.end()
+        if let employee, ended != nil {
+            context.observe?(.staffSessionEnded(employeeID: employee.employeeID, expired: false))
+        }
+        return ended
+    }
 
     /// `api.staff`.
     var staff: StaffInfo? { staffSessions.info(now: context.clock()) }
-
-    // MARK: The pipeline's auth seam
-
-    /// The access token for a request; throws `AuthFailure.notPaired` without tokens.
-    func accessToken() async throws -> String { try await refresher.accessToken() }
-
-    /// After 401 `invalid_token`: a token to retry once with, or nil when the 401 stands.
-    func refresh(afterRejecting rejected: String) async throws -> String? {
-        try await refresher.refresh(afterRejecting: rejected)
-    }
-
-    /// The staff token for `Profirest-Staff-Token`, or nil (no session, or it just ended).
-    func staffToken() -> String? { staffSessions.staffToken(now: context.clock()) }
-
-    /// A request carrying `token` succeeded: extends the idle timeout.
-    func staffRequestSucceeded(token: String) { staffSessions.touch(token: token, now: context.clock()) }
-
-    /// The server rejected `token` (`staff_session_expired`): ends that session, `onStaffExpired` once.
-    func staffRejected(token: String) { staffSessions.rejected(token: token) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The request pipeline's `RequestAuthorizer` backed by `Identity`: the stored tokens (refreshed once, across
-/// processes), a fixed `accessToken`, and the staff session.
+/// The request pipeline's `RequestAuthorizer`: the access token from the `TokenRefresher` (stored tokens refreshed
+/// once across processes, or a fixed `accessToken`) and the staff token from `StaffSessions`, asked directly.
 ///
 /// It also turns the identity layer's failures into the errors a request throws, so that every API call fails
 /// with a `ProfirestAPIError` whose `code` the app can switch on:
@@ -13,13 +13,25 @@ import Foundation
 /// | `ProfirestOAuthError` from a refresh      | `invalid_token` (401), the OAuth code in the detail (tokens kept: `invalid_client` is temporary) |
 /// | usage and transport errors               | unchanged |
 struct IdentityAuthorizer: RequestAuthorizer {
-    let identity: Identity
+    let refresher: TokenRefresher
+    let staffSessions: StaffSessions
+    /// True without a clientID: such a client can never pair (see `accessToken()`).
+    let anonymous: Bool
+    let clock: @Sendable () -> Date
     let errors: ErrorFactory
+
+    init(identity: Identity, errors: ErrorFactory) {
+        refresher = identity.refresher
+        staffSessions = identity.staffSessions
+        anonymous = identity.context.clientID?.isEmpty ?? true
+        clock = identity.context.clock
+        self.errors = errors
+    }
 
     func accessToken() async throws -> String? {
         do {
-            return try await identity.accessToken()
-        } catch AuthFailure.notPaired where identity.context.clientID?.isEmpty ?? true {
+            return try await refresher.accessToken()
+        } catch AuthFailure.notPaired where anonymous {
             // A client without a clientID can never pair, so "pair again" would be no advice: it is an anonymous
             // client (public endpoints, a proxy that authenticates, the benchmarks) and sends no Authorization.
             return nil
@@ -30,15 +42,15 @@ struct IdentityAuthorizer: RequestAuthorizer {
 
     func refresh(afterRejecting token: String) async throws -> String? {
         do {
-            return try await identity.refresh(afterRejecting: token)
+            return try await refresher.refresh(afterRejecting: token)
         } catch {
             throw map(error)
         }
     }
 
-    func staffToken() -> String? { identity.staffToken() }
-    func staffRequestSucceeded(token: String) { identity.staffRequestSucceeded(token: token) }
-    func staffRejected(token: String) { identity.staffRejected(token: token) }
+    func staffToken() -> String? { staffSessions.staffToken(now: clock()) }
+    func staffRequestSucceeded(token: String) { staffSessions.touch(token: token, now: clock()) }
+    func staffRejected(token: String) { staffSessions.rejected(token: token) }
 
     /// The `not_paired` error: thrown by requests, and passed to `onUnpaired`.
     static func notPaired(_ errors: ErrorFactory) -> ProfirestAPIError {

@@ -22,9 +22,7 @@ struct IdentityContext: Sendable {
         store: StateStore, endpoint: any OAuthEndpoint, clientID: String?, clientSecret: String? = nil,
         baseURL: URL = URL(string: "https://api.mujprofirest.cz")!,
         clock: @escaping @Sendable () -> Date = { Date() },
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
-        },
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
         observe: (@Sendable (ProfirestEvent) -> Void)? = nil, retry: RetrySchedule = RetrySchedule()
     ) {
         self.store = store

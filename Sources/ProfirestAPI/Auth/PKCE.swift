@@ -19,23 +19,7 @@ struct PKCE: Sendable, Hashable {
         Base64URL.encode(Crypto.sha256(Data(verifier.utf8)))
     }
 
-    /// RFC 7636 4.1: 43–128 characters of `[A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~"`.
-    static func isValidVerifier(_ text: String) -> Bool {
-        (43...128).contains(text.utf8.count) && text.utf8.allSatisfy(isUnreserved)
-    }
-
     /// An unguessable `state` (256 bits; the contract asks for at least 16 characters, RFC 6749 for enough
     /// entropy that an attacker cannot forge a callback).
     static func makeState() -> String { Base64URL.encode(Crypto.randomBytes(32)) }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
-    }
 }

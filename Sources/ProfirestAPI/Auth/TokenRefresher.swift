@@ -43,7 +43,7 @@ actor TokenRefresher {
     init(
         store: StateStore, endpoint: any OAuthEndpoint, settings: Settings,
         clock: @escaping @Sendable () -> Date = { Date() },
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max(0, $0) * 1e9)) },
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
         onUnpaired: (@Sendable () -> Void)? = nil, observe: (@Sendable (ProfirestEvent) -> Void)? = nil
     ) {
         self.store = store

@@ -20,7 +20,7 @@ extension ProfirestApi {
             retry: RetrySchedule(
                 retries: max(0, settings.retries), retryDelay: settings.retryDelay, maxRetryWait: settings.maxRetryWait,
                 random: settings.random))
-        let errors = ErrorFactory(language: options.language, redaction: Redaction(secrets: []))
+        let errors = settings.errors()
         var onUnpaired: (@Sendable () -> Void)?
         var onStaffExpired = options.onStaffExpired
         if let observe = settings.observe {

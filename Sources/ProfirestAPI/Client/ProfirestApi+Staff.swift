@@ -21,18 +21,7 @@ extension ProfirestApi {
     /// (`DELETE /v2/staff/sessions/current`), best effort. With `token`, signs out that session instead.
     /// Usage: `await api.signOutStaff()`
     public func signOutStaff(token: String? = nil) async {
-        let ended: String?
-        if let token {
-            identity.staffSessions.end(token: token)
-            ended = token
-        } else {
-            let employee = identity.staffSessions.currentInfo
-            ended = identity.staffSignedOut()
-            if let employee, ended != nil {
-                pipeline.settings.observe?(.staffSessionEnded(employeeID: employee.employeeID, expired: false))
-            }
-        }
-        guard let ended else { return }
+        guard let ended = identity.signOutStaff(token: token) else { return }
         // Best effort: the session ends by itself on the server after its idle timeout anyway.
         _ = try? await send("DELETE", "/staff/sessions/current", options: .init(staff: .token(ended), retries: 0))
     }

@@ -1,13 +1,9 @@
-// ProfirestApi — the facade. Every call, typed or not, ends in one internal entry point:
-//
-//     func perform<T: Decodable>(_ method: String, path: String, query: [String: QueryValue],
-//                                body: RequestBody?, options: RequestOptions, as: T.Type) async throws -> T
-//
-// Generated typed operations (Generated/Operations.swift) call exactly this: `path` with the path parameters
-// already substituted (percent-encoding is done here), `query` merged over `options.query`, `body` as
-// `.json(try JSONValue(encoding: model))` or via `encodedBody(_:)`, `T` the response model (`T?`/`JSONValue?`
-// where the operation may answer 204, `Data` for binary content). Retries, tokens, Idempotency-Key and errors
-// all happen below it (Pipeline/RequestPipeline.swift).
+// ProfirestApi — the facade. Every call, typed or not, ends in one internal entry point,
+// `perform(_:path:query:body:options:as:)` (ProfirestApi+Perform.swift): it resolves the path against `baseURL`,
+// encodes the query and the body once, and hands the request to the pipeline, where the Idempotency-Key, the
+// tokens, the attempts and the retries happen (Pipeline/RequestPipeline.swift). The typed operations
+// (Generated/TypedOperations.swift) call the public `get`/`post`/… methods with the path parameters
+// percent-encoded.
 import Foundation
 
 /// The Profirest API v2 client: requests, paged lists, errors and retries for one connection.
@@ -38,7 +34,7 @@ public final class ProfirestApi: Sendable {
     /// unit tests of the pipeline pass their own, and drive the per-attempt timer and the jitter.
     init(
         options: ProfirestOptions, authorizer: (any RequestAuthorizer)?,
-        attemptTimer: @escaping @Sendable (TimeInterval) async throws -> Void = AttemptDeadline.realTimer,
+        attemptTimer: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.options = options
@@ -53,13 +49,12 @@ public final class ProfirestApi: Sendable {
         let settings = PipelineSettings(
             retries: options.retries, retryDelay: options.retryDelay, maxRetryWait: options.maxRetryWait,
             timeout: options.timeout, language: options.language, clock: options.clock ?? { Date() },
-            sleep: options.sleep ?? AttemptDeadline.realTimer, attemptTimer: attemptTimer, random: random,
+            sleep: options.sleep ?? RealTime.sleep, attemptTimer: attemptTimer, random: random,
             observe: options.observer)
         let transport = options.transport ?? URLSessionTransport()
         identity = Self.makeIdentity(options: options, base: base, transport: transport, settings: settings)
-        let errors = ErrorFactory(language: options.language, redaction: Redaction(secrets: []))
         pipeline = RequestPipeline(
-            transport: transport, authorizer: authorizer ?? IdentityAuthorizer(identity: identity, errors: errors),
+            transport: transport, authorizer: authorizer ?? IdentityAuthorizer(identity: identity, errors: settings.errors()),
             settings: settings)
     }
 
@@ -67,5 +62,5 @@ public final class ProfirestApi: Sendable {
     /// Usage: `let id: String = ProfirestApi.uuid()`
     public static func uuid() -> String { UUIDv7.make(now: Date()) }
 
-    var errorFactory: ErrorFactory { ErrorFactory(language: options.language, redaction: Redaction(secrets: [])) }
+    var errorFactory: ErrorFactory { pipeline.settings.errors() }
 }

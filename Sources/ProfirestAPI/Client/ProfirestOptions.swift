@@ -99,6 +99,6 @@ public struct ProfirestOptions: Sendable {
         self.observer = observer
     }
 
-    /// The storage key in effect. Usage: `options.effectiveStorageKey`
-    public var effectiveStorageKey: String { storageKey ?? "profirest-api:\(clientID ?? "")" }
+    /// The storage key in effect: `storageKey`, or the one every Profirest library derives from the client_id.
+    var effectiveStorageKey: String { storageKey ?? StateStore.defaultKey(clientID: clientID ?? "") }
 }

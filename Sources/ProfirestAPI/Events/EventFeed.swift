@@ -3,18 +3,18 @@ import Foundation
 /// What the feed reader does through the client: its two requests, the stored cursor of this subscription, and
 /// the app's handlers. The reader (`EventFeedReader`) decides when; this says how.
 struct EventFeed: Sendable {
-    let api: ProfirestApi
+    let client: FeedClient
     let options: EventWatcher.Options
 
-    var settings: PipelineSettings { api.pipeline.settings }
+    var settings: PipelineSettings { client.settings }
     var now: Date { settings.clock() }
 
     /// Whether this client can read the live stream at all.
-    var canStream: Bool { options.stream && api.pipeline.transport is any StreamingHTTPTransport }
+    var canStream: Bool { options.stream && client.canStream }
 
     // MARK: The cursor, under `events_cursor[:restaurant][:types]` in the state document
 
-    var store: StateStore { api.identity.context.store }
+    var store: StateStore { client.state }
 
     func storedCursor() -> String? {
         store.cursor(restaurantID: options.restaurantID, types: options.types)
@@ -43,7 +43,7 @@ struct EventFeed: Sendable {
         var query = filters
         query["limit"] = .int(options.pageLimit)
         if let cursor { query["cursor"] = .string(cursor) }
-        return try await api.perform("GET", path: "/events", query: query, body: nil, options: requestOptions, as: EventPage.self)
+        return try await client.page(query, requestOptions)
     }
 
     /// `GET /v2/events/stream` from `cursor` (as `Last-Event-ID`).
@@ -52,8 +52,7 @@ struct EventFeed: Sendable {
         options.accept = "text/event-stream"
         options.headers["Last-Event-ID"] = cursor
         options.headers["Cache-Control"] = "no-store"
-        let request = try api.outgoing("GET", path: "/events/stream", query: filters, body: nil, options: options)
-        return try await api.pipeline.stream(request, options: options, idleTimeout: self.options.idleLimit)
+        return try await client.openStream(filters, options, self.options.idleLimit)
     }
 
     // MARK: The app's handlers
@@ -79,13 +78,28 @@ struct EventFeed: Sendable {
         }
     }
 
-    var errors: ErrorFactory { api.errorFactory }
+    var errors: ErrorFactory { settings.errors() }
 
     /// The end of the feed that a `410 cursor_expired` carries (`next_cursor`): where to read on after reloading.
     static func restartCursor(of error: ProfirestAPIError) -> String? {
         guard let cursor = error.problem?["next_cursor"]?.stringValue, !cursor.isEmpty else { return nil }
         return cursor
     }
+}
+
+/// All the event feed may use of its client: the two feed requests, the state document holding the cursors, and
+/// the settings (clock, sleep, jitter, observer). The facade makes one (`ProfirestApi.feedClient`); unit tests of
+/// the feed can make their own.
+struct FeedClient: Sendable {
+    let settings: PipelineSettings
+    /// Whether the client's transport can read a response in pieces.
+    let canStream: Bool
+    let state: StateStore
+    /// `GET /v2/events` with the query and options given.
+    let page: @Sendable (_ query: [String: QueryValue], _ options: RequestOptions) async throws -> EventPage
+    /// `GET /v2/events/stream`, its head once the server answered; `idleTimeout` is the reader's idle limit.
+    let openStream: @Sendable (_ query: [String: QueryValue], _ options: RequestOptions, _ idleTimeout: TimeInterval)
+        async throws -> HTTPStreamingResponse
 }
 
 /// An error thrown by `onEvents`: the events come again.

@@ -24,9 +24,9 @@ public final class EventWatcher: Sendable {
         var loop: Task<Void, Never>?
     }
 
-    init(api: ProfirestApi, options: Options) {
+    init(client: FeedClient, options: Options) {
         self.options = options
-        feed = EventFeed(api: api, options: options)
+        feed = EventFeed(client: client, options: options)
     }
 
     /// True while the live stream is connected; false while polling or waiting. Usage: `badge.isLive = watcher.isStreaming`

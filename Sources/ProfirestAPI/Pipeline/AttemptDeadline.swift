@@ -26,12 +26,6 @@ enum AttemptDeadline {
             return answer
         }
     }
-
-    /// The real-time timer: `Task.sleep`, which ends early (throwing) when the attempt is over.
-    static func realTimer(_ seconds: TimeInterval) async throws {
-        let nanoseconds = seconds >= Double(UInt64.max / 1_000_000_000) ? UInt64.max : UInt64(max(seconds, 0) * 1e9)
-        try await Task.sleep(nanoseconds: nanoseconds)
-    }
 }
 
 /// A transport that ends each exchange by `HTTPRequest.timeout` itself, counting the whole exchange (not idle

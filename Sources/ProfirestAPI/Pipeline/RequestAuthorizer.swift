@@ -1,9 +1,8 @@
 /// The seam between the request pipeline and whoever holds the tokens.
 ///
 /// The pipeline asks it for the access token before every attempt and tells it what the server said about the
-/// tokens; it never stores a token itself. Today `StaticTokenAuthorizer` covers a fixed `accessToken` and "no
-/// token". The identity piece plugs in a refresher actor (pairing, OAuth, refresh under the storage lock) and a
-/// staff-session store behind this same protocol.
+/// tokens; it never stores a token itself. The client's is `IdentityAuthorizer` (Auth/): the `TokenRefresher` and
+/// the staff sessions; unit tests of the pipeline plug in their own.
 protocol RequestAuthorizer: Sendable {
     /// The access token for the next attempt, refreshed first if it is about to expire; nil sends no
     /// `Authorization`. Throws (e.g. `not_paired`) when a token is needed but cannot be had.
@@ -24,16 +23,4 @@ protocol RequestAuthorizer: Sendable {
     /// The server answered `401 staff_session_expired` to the session's `token`: forget that session (and call
     /// `onStaffExpired`), but not a newer one signed in meanwhile.
     func staffRejected(token: String)
-}
-
-/// A fixed access token that is never refreshed, or none at all; no staff sessions.
-struct StaticTokenAuthorizer: RequestAuthorizer {
-    let token: String?
-
-    func accessToken() async throws -> String? { token }
-    // A fixed token cannot be renewed: the 401 goes to the caller, who gave us the token.
-    func refresh(afterRejecting token: String) async throws -> String? { nil }
-    func staffToken() -> String? { nil }
-    func staffRequestSucceeded(token: String) {}
-    func staffRejected(token: String) {}
 }

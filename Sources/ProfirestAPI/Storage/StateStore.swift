@@ -120,11 +120,6 @@ final class StateStore: Sendable {
         }
     }
 
-    /// Forgets the connection (see `StoredState.forgetConnection`; event cursors stay).
-    func clearTokens() async throws {
-        try await updateAsync { $0.forgetConnection() }
-    }
-
     /// Runs `body` on a dedicated thread that holds the storage lock for the whole body, including any network
     /// call it makes through `LockedState.wait`. This is how only one process spends a single-use refresh token.
     func exclusive<T: Sendable>(_ body: @escaping @Sendable (LockedState) throws -> T) async throws -> T {

@@ -175,3 +175,13 @@ final class IdentityRedactionTests: XCTestCase {
         XCTAssertTrue(texts.joined().contains("KXCB-TQPW"))
     }
 }
+
+/// What the pipeline asks of the identity layer, asked the way `IdentityAuthorizer` asks it (without its mapping of
+/// failures to request errors, which the wiring tests cover).
+extension Identity {
+    func accessToken() async throws -> String { try await refresher.accessToken() }
+    func staffToken() -> String? { staffSessions.staffToken(now: context.clock()) }
+    func staffRequestSucceeded(token: String) { staffSessions.touch(token: token, now: context.clock()) }
+    func staffRejected(token: String) { staffSessions.rejected(token: token) }
+    func staffSignedOut() -> String? { signOutStaff(token: nil) }
+}

@@ -236,3 +236,19 @@ final class PartnerAuthorizationTests: XCTestCase {
         XCTAssertEqual(endpoint.tokenCalls, 1)
     }
 }
+
+extension PKCE {
+    /// RFC 7636 4.1: 43–128 characters of `[A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~"`.
+    static func isValidVerifier(_ text: String) -> Bool {
+        (43...128).contains(text.utf8.count) && text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+}

@@ -217,3 +217,10 @@ final class StateStoreCursorTests: XCTestCase {
         XCTAssertEqual(rewritten, state)
     }
 }
+
+extension StateStore {
+    /// Forgets the connection (see `StoredState.forgetConnection`; event cursors stay).
+    func clearTokens() async throws {
+        try await updateAsync { $0.forgetConnection() }
+    }
+}
