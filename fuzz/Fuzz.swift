@@ -74,9 +74,9 @@ private func fuzzErrorResponse(_ input: Data) {
     let retry = String(decoding: input.dropFirst(3).prefix(retryLength), as: UTF8.self)
     let body = Data(input.dropFirst(3 + retryLength))
     let contentType = input[input.startIndex + 2] & 1 == 0 ? "application/problem+json" : "application/json"
-    let response = HTTPResponse(
+    let response = APIResponse(
         status: status, headers: ["Content-Type": contentType, "Retry-After": retry, "Profirest-Request-Id": "req_1"],
-        body: body)
+        data: body)
     let factory = ErrorFactory(language: "en", redaction: Redaction(secrets: [secret]))
     let error = factory.fromResponse(response, now: fixedNow)
     check(!error.code.isEmpty, "an error without a code")
@@ -90,7 +90,7 @@ private func fuzzErrorResponse(_ input: Data) {
 
 /// A 200 whose body is decoded into a few models and JSONValue.
 private func fuzzModelResponse(_ input: Data) {
-    let response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: input)
+    let response = APIResponse(status: 200, headers: ["Content-Type": "application/json"], data: input)
     let factory = ErrorFactory(language: "cs", redaction: Redaction(secrets: [secret]))
     func attempt<T: Decodable>(_ model: T.Type) {
         do {

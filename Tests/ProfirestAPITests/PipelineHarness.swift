@@ -4,7 +4,7 @@ import XCTest
 
 /// One scripted answer of `ScriptedTransport`.
 enum Step: Sendable {
-    case respond(HTTPResponse)
+    case respond(APIResponse)
     case fail(URLError)
     /// Never answers: fires the attempt timer (virtual time passes the deadline) and waits to be cancelled.
     case hang
@@ -12,7 +12,7 @@ enum Step: Sendable {
     static func json(_ status: Int, _ body: JSONValue, headers: [String: String] = [:]) -> Step {
         var all = headers
         all["Content-Type"] = "application/json"
-        return .respond(HTTPResponse(status: status, headers: all, body: try! JSONCoding.encode(body)))
+        return .respond(APIResponse(status: status, headers: all, data: try! JSONCoding.encode(body)))
     }
 
     static func problem(_ status: Int, _ code: String, headers: [String: String] = [:], extra: [String: JSONValue] = [:]) -> Step {
@@ -23,11 +23,11 @@ enum Step: Sendable {
         for (key, value) in extra { body[key] = value }
         var all = headers
         all["Content-Type"] = "application/problem+json"
-        return .respond(HTTPResponse(status: status, headers: all, body: try! JSONCoding.encode(JSONValue.object(body))))
+        return .respond(APIResponse(status: status, headers: all, data: try! JSONCoding.encode(JSONValue.object(body))))
     }
 
     static func status(_ status: Int, headers: [String: String] = [:], body: String = "") -> Step {
-        .respond(HTTPResponse(status: status, headers: headers, body: Data(body.utf8)))
+        .respond(APIResponse(status: status, headers: headers, data: Data(body.utf8)))
     }
 }
 
@@ -47,7 +47,7 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     var requests: [HTTPRequest] { state.withLock { $0.requests } }
     var remaining: Int { state.withLock { $0.steps.count } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest) async throws -> APIResponse {
         let step: Step? = state.withLock {
             $0.requests.append(request)
             return $0.steps.isEmpty ? nil : $0.steps.removeFirst()
@@ -187,7 +187,7 @@ struct Harness {
     ) {
         let transport = ScriptedTransport(steps)
         let sleeps = SleepRecorder()
-        let options = ProfirestOptions(
+        let options = ProfirestApi.Options(
             baseURL: baseURL, accessToken: accessToken, language: language, retries: retries, retryDelay: retryDelay,
             maxRetryWait: maxRetryWait, timeout: timeout, transport: transport, clock: { Harness.now },
             sleep: { try await sleeps.sleep($0) })

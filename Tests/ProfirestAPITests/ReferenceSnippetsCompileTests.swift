@@ -124,11 +124,11 @@ private final class ReplayTransport: HTTPTransport, @unchecked Sendable {
         lock.unlock()
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest) async throws -> APIResponse {
         increment()
         let path = request.url.path
         if path.hasSuffix("/content") {
-            return HTTPResponse(status: 200, headers: ["Content-Type": "application/zip"], body: Data([0x50, 0x4B]))
+            return APIResponse(status: 200, headers: ["Content-Type": "application/zip"], data: Data([0x50, 0x4B]))
         }
         let schema: String
         if path.hasSuffix("/catalog") { schema = "Catalog" }
@@ -141,7 +141,7 @@ private final class ReplayTransport: HTTPTransport, @unchecked Sendable {
         // The example page names a next page: serve it once, then end the list.
         if request.url.query?.contains("cursor=") == true, schema != "EventPage" { example["next_cursor"] = nil }
         let body = try JSONSerialization.data(withJSONObject: example)
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "ETag": "\"v1\""], body: body)
+        return APIResponse(status: 200, headers: ["Content-Type": "application/json", "ETag": "\"v1\""], data: body)
     }
 }
 

@@ -24,8 +24,8 @@ final class ResponseTests: XCTestCase {
 
     func testDataReturnsTheRawBytes() async throws {
         let zip = Data([0x50, 0x4B, 0x03, 0x04, 0xFF])
-        let h = Harness([.respond(HTTPResponse(status: 200, headers: ["Content-Type": "application/zip"], body: zip)),
-                         .respond(HTTPResponse(status: 200, body: zip))])
+        let h = Harness([.respond(APIResponse(status: 200, headers: ["Content-Type": "application/zip"], data: zip)),
+                         .respond(APIResponse(status: 200, data: zip))])
         let bytes: Data = try await h.api.get("/restaurants/11/backups/b1/content", options: .init(accept: "application/zip"))
         XCTAssertEqual(bytes, zip)
         XCTAssertEqual(h.last?.header("Accept"), "application/zip")

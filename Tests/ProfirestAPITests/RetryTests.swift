@@ -295,7 +295,7 @@ final class HangingTransport: HTTPTransport, @unchecked Sendable {
     let calls = Locked(0)
     let started = Signal()
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest) async throws -> APIResponse {
         calls.withLock { $0 += 1 }
         started.raise()
         try await Task.sleep(nanoseconds: 600_000_000_000)

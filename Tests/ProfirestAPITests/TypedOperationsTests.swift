@@ -59,7 +59,7 @@ final class TypedOperationsTests: XCTestCase {
         let zip = Data([0x50, 0x4B, 0x03, 0x04, 0xFF])
         let backup: JSONValue = ["id": "bak_4R", "restaurant_id": "11", "size": 5, "sha256": .string(String(repeating: "a", count: 64)),
                                  "created_at": "2026-11-29T03:00:00Z"]
-        let h = Harness([.json(201, backup), .respond(HTTPResponse(status: 200, headers: ["Content-Type": "application/zip"], body: zip))])
+        let h = Harness([.json(201, backup), .respond(APIResponse(status: 200, headers: ["Content-Type": "application/zip"], data: zip))])
         let stored = try await h.api.backups.create(restaurantID: "11", zip)
         XCTAssertEqual(stored.id, "bak_4R")
         XCTAssertEqual(h.transport.requests[0].header("Content-Type"), "application/zip")

@@ -166,7 +166,7 @@ func makeVariants(port: Int) -> [Variant] {
         return {
             let response = try await transport.send(request)
             guard response.status == 200 else { throw URLError(.badServerResponse) }
-            return try decoder.decode(StaffMemberPage.self, from: response.body).data.count
+            return try decoder.decode(StaffMemberPage.self, from: response.data).data.count
         }
     }
     return [

@@ -40,7 +40,7 @@ struct IdentityContext: Sendable {
     func client(for call: String) throws -> OAuthClient {
         guard let clientID, !clientID.isEmpty else {
             throw ProfirestUsageError(
-                "\(call) needs a clientID: create the client with ProfirestOptions(clientID: \"profirest-pos\", …) "
+                "\(call) needs a clientID: create the client with ProfirestApi.Options(clientID: \"profirest-pos\", …) "
                     + "using the client_id of your application (profirest-pos, profirest-kds, profirest-dochazka, "
                     + "profirest-kuryr, or the one Profirest assigned to your partner application).")
         }

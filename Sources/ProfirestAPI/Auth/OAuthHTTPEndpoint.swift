@@ -43,7 +43,7 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
     }
 
     private func send(_ method: String, _ path: String, form: [String: String]?, basicAuth: String?) async throws
-        -> HTTPResponse
+        -> APIResponse
     {
         let base = try self.base.get()
         guard base.origin.mayCarryTokens else {
@@ -69,7 +69,7 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
             return response
         case .succeeded(let response), .failed(_, answer: let response?):
             if let oauth = Self.oauthError(in: response, redaction: attempt.errors.redaction) { throw oauth }
-            if response.status == 401, form != nil, response.body.isEmpty {
+            if response.status == 401, form != nil, response.data.isEmpty {
                 // A 401 from an OAuth endpoint means the client's own authentication failed (RFC 6749 5.2). With a
                 // Basic challenge, Linux URLSession hands it back without its body (see AuthChallenge).
                 throw ProfirestOAuthError(
@@ -85,7 +85,7 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
     }
 
     /// `{"error": "...", "error_description": "..."}`; nil for any other body (a problem+json, an HTML page).
-    static func oauthError(in response: HTTPResponse, redaction: Redaction) -> ProfirestOAuthError? {
+    static func oauthError(in response: APIResponse, redaction: Redaction) -> ProfirestOAuthError? {
         guard let body = ErrorFactory.problem(in: response), body["code"] == nil,
             let error = body["error"]?.stringValue, !error.isEmpty
         else { return nil }

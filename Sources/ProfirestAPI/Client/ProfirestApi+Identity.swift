@@ -7,7 +7,7 @@ extension ProfirestApi {
     /// Builds the identity layer from the options: its OAuth calls go through the same transport and settings as
     /// every request, and its `onUnpaired` gets the same `not_paired` error the failing requests throw.
     static func makeIdentity(
-        options: ProfirestOptions, base: Result<APIBase, ProfirestUsageError>, transport: any HTTPTransport,
+        options: ProfirestApi.Options, base: Result<APIBase, ProfirestUsageError>, transport: any HTTPTransport,
         settings: PipelineSettings
     ) -> Identity {
         let endpoint = OAuthHTTPEndpoint(transport: transport, base: base, settings: settings)

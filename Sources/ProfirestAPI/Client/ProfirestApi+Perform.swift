@@ -14,7 +14,7 @@ extension ProfirestApi {
     func execute(
         _ method: String, path: String, query: [String: QueryValue] = [:], body: (data: Data, contentType: String)?,
         options: RequestOptions
-    ) async throws -> HTTPResponse {
+    ) async throws -> APIResponse {
         let request = try outgoing(method, path: path, query: query, body: body, options: options)
         return try await pipeline.execute(request, options: options)
     }

@@ -163,7 +163,7 @@ extension ProfirestApi {
         _ method: String, _ path: String, body: RequestBody? = nil, options: RequestOptions = .init()
     ) async throws -> APIResponse {
         let response = try await execute(method, path: path, body: try body?.encoded(), options: options)
-        return APIResponse(status: response.status, headers: response.headers, data: response.body)
+        return APIResponse(status: response.status, headers: response.headers, data: response.data)
     }
 
     /// Any method with a model body; the successful response with status, headers and bytes.
@@ -173,7 +173,7 @@ extension ProfirestApi {
         _ method: String, _ path: String, body: B, options: RequestOptions = .init()
     ) async throws -> APIResponse {
         let response = try await execute(method, path: path, body: try encodedBody(body), options: options)
-        return APIResponse(status: response.status, headers: response.headers, data: response.body)
+        return APIResponse(status: response.status, headers: response.headers, data: response.data)
     }
 
     private func send<T: Decodable, B: Encodable>(

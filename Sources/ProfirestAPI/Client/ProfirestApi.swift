@@ -14,11 +14,8 @@ import Foundation
 /// let api = ProfirestApi(options: .init(clientID: "profirest-dochazka", storage: MemoryTokenStorage()))
 /// ```
 public final class ProfirestApi: Sendable {
-    /// The options type, so `.init(…)` reads naturally. Usage: `let options = ProfirestApi.Options(clientID: "x")`
-    public typealias Options = ProfirestOptions
-
     /// The options this client was made with. Usage: `api.options.baseURL`
-    public let options: ProfirestOptions
+    public let options: Options
 
     let base: Result<APIBase, ProfirestUsageError>
     let pipeline: RequestPipeline
@@ -26,14 +23,14 @@ public final class ProfirestApi: Sendable {
     let identity: Identity
 
     /// A client for one connection. Usage: `let api = ProfirestApi(options: .init(baseURL: "http://127.0.0.1:8080"))`
-    public convenience init(options: ProfirestOptions) {
+    public convenience init(options: Options) {
         self.init(options: options, authorizer: nil)
     }
 
     /// The full initializer: `authorizer` nil means the identity's (stored tokens, refresh, staff session);
     /// unit tests of the pipeline pass their own, and drive the per-attempt timer and the jitter.
     init(
-        options: ProfirestOptions, authorizer: (any RequestAuthorizer)?,
+        options: Options, authorizer: (any RequestAuthorizer)?,
         attemptTimer: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {

@@ -15,7 +15,7 @@ struct ErrorFactory: Sendable {
     }
 
     /// An error response (4xx/5xx): the problem+json when the body is one, otherwise a code from the status.
-    func fromResponse(_ response: HTTPResponse, now: Date) -> ProfirestAPIError {
+    func fromResponse(_ response: APIResponse, now: Date) -> ProfirestAPIError {
         // Everything the server sent is scrubbed, the code and the headers too: a server (or a proxy) that echoes
         // the request may put a token anywhere, and an error ends up in logs.
         let requestID = response.header("Profirest-Request-Id").map(redaction.scrub)
@@ -37,7 +37,7 @@ struct ErrorFactory: Sendable {
         }
         let code = StatusFallback.code(forStatus: response.status)
         let contentType = response.header("Content-Type") ?? "no content type"
-        let what = response.body.isEmpty ? "an empty body" : "a \(contentType) body of \(response.body.count) bytes"
+        let what = response.data.isEmpty ? "an empty body" : "a \(contentType) body of \(response.data.count) bytes"
         return ProfirestAPIError(
             code: code, status: response.status, title: StatusFallback.title(code, language: language),
             detail: redaction.scrub("HTTP \(response.status) with \(what) instead of application/problem+json"),
@@ -46,7 +46,7 @@ struct ErrorFactory: Sendable {
     }
 
     /// A 3xx other than 304: never followed, never retried; the Location goes into the detail.
-    func redirect(_ response: HTTPResponse) -> ProfirestAPIError {
+    func redirect(_ response: APIResponse) -> ProfirestAPIError {
         let location = response.header("Location").map { "Location: \($0)" } ?? "no Location header"
         return make(
             ErrorCode.unexpectedRedirect, status: response.status,
@@ -68,11 +68,11 @@ struct ErrorFactory: Sendable {
         return make(ErrorCode.networkError, detail: reason)
     }
 
-    static func problem(in response: HTTPResponse) -> JSONValue? {
-        guard !response.body.isEmpty, let type = response.header("Content-Type")?.lowercased(), type.contains("json") else {
+    static func problem(in response: APIResponse) -> JSONValue? {
+        guard !response.data.isEmpty, let type = response.header("Content-Type")?.lowercased(), type.contains("json") else {
             return nil
         }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: response.body), value.objectValue != nil else {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: response.data), value.objectValue != nil else {
             return nil
         }
         return value

@@ -55,7 +55,7 @@ extension Outbox {
             return everyone(.refused(api.errorFactory.make(ErrorCode.invalidResponse, detail: "a journaled punch cannot be read")))
         }
         let options = RequestOptions(staff: .none, retries: 0)
-        let response: HTTPResponse
+        let response: APIResponse
         do {
             response = try await api.execute(
                 "POST", path: "/restaurants/\(restaurantID)/attendance/punches/batch",
@@ -90,7 +90,7 @@ extension Outbox {
                 verdicts[id] = .delivered(result["punch"])
             } else {
                 let problem = (try? JSONCoding.encode(result["problem"] ?? .object([:]))) ?? Data()
-                let answer = HTTPResponse(status: status, headers: ["Content-Type": "application/problem+json"], body: problem)
+                let answer = APIResponse(status: status, headers: ["Content-Type": "application/problem+json"], data: problem)
                 verdicts[id] = verdict(api.errorFactory.fromResponse(answer, now: api.settingsClock()))
             }
         }
@@ -101,8 +101,8 @@ extension Outbox {
     }
 
     /// A 2xx is definitive only when its body can be read: a proxy's page or a cut body may not be the server's.
-    private func verdict(answered response: HTTPResponse) -> Verdict {
-        if response.body.isEmpty { return .delivered(nil) }
+    private func verdict(answered response: APIResponse) -> Verdict {
+        if response.data.isEmpty { return .delivered(nil) }
         guard let answer = Self.json(in: response) else { return .kept(unreadable(response)) }
         return .delivered(answer)
     }
@@ -125,15 +125,15 @@ extension Outbox {
         return waits ? .kept(error) : .refused(error)
     }
 
-    private func unreadable(_ response: HTTPResponse) -> ProfirestAPIError {
+    private func unreadable(_ response: APIResponse) -> ProfirestAPIError {
         api.errorFactory.make(
             ErrorCode.invalidResponse, status: response.status,
             detail: "HTTP \(response.status) with a body that is not the expected JSON; the write stays queued")
     }
 
-    private static func json(in response: HTTPResponse) -> JSONValue? {
+    private static func json(in response: APIResponse) -> JSONValue? {
         guard response.header("Content-Type")?.lowercased().contains("json") == true else { return nil }
-        return try? JSONCoding.decoder.decode(JSONValue.self, from: response.body)
+        return try? JSONCoding.decoder.decode(JSONValue.self, from: response.data)
     }
 
     /// Takes delivered and refused writes out of the journal, notes the failure of the kept ones, and hands each

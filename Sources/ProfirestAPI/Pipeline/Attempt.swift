@@ -10,11 +10,11 @@ struct Attempt: Sendable {
     /// What an attempt ended with, when it ended with something to decide on.
     enum Outcome: Sendable {
         /// A 2xx (or 304) answer, read whole.
-        case succeeded(HTTPResponse)
+        case succeeded(APIResponse)
         /// The 2xx head of a streamed answer; its body is still arriving.
         case streaming(HTTPStreamingResponse)
         /// An error answer (kept for callers that read it their own way, as OAuth does) or no answer at all.
-        case failed(ProfirestAPIError, answer: HTTPResponse?)
+        case failed(ProfirestAPIError, answer: APIResponse?)
     }
 
     let transport: any HTTPTransport
@@ -58,7 +58,7 @@ struct Attempt: Sendable {
     }
 
     private enum Answer: Sendable {
-        case whole(HTTPResponse)
+        case whole(APIResponse)
         case stream(HTTPStreamingResponse)
     }
 
@@ -93,7 +93,7 @@ struct Attempt: Sendable {
                 break
             }
         }
-        return .whole(HTTPResponse(status: head.status, headers: head.headers, body: body))
+        return .whole(APIResponse(status: head.status, headers: head.headers, data: body))
     }
 
     /// A failure without an answer as the error to handle: `timeout` or `network_error`. A cancellation, or an

@@ -19,7 +19,7 @@ struct RequestPipeline: Sendable {
     let authorizer: any RequestAuthorizer
     let settings: PipelineSettings
 
-    func execute(_ request: OutgoingRequest, options: RequestOptions) async throws -> HTTPResponse {
+    func execute(_ request: OutgoingRequest, options: RequestOptions) async throws -> APIResponse {
         let retries = max(0, options.retries ?? settings.retries)
         let timeout = options.timeout ?? settings.timeout
         var headers = request.headers

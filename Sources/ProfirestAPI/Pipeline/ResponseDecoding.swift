@@ -4,10 +4,10 @@ import Foundation
 /// `nil` for an empty body (204), a model is decoded — and a body that does not fit becomes `invalid_response`
 /// naming the type and the JSON path, instead of a bare `DecodingError`.
 enum ResponseDecoding {
-    static func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse, errors: ErrorFactory) throws -> T {
-        if T.self == Data.self { return response.body as! T }
-        if T.self == Data?.self { return (response.body.isEmpty ? nil : response.body) as Data? as! T }
-        if response.body.isEmpty {
+    static func decode<T: Decodable>(_ type: T.Type, from response: APIResponse, errors: ErrorFactory) throws -> T {
+        if T.self == Data.self { return response.data as! T }
+        if T.self == Data?.self { return (response.data.isEmpty ? nil : response.data) as Data? as! T }
+        if response.data.isEmpty {
             if let none = (T.self as? OptionalMarker.Type)?.emptyValue { return none as! T }
             if T.self == JSONValue.self { return JSONValue.null as! T }
             throw errors.make(
@@ -16,7 +16,7 @@ enum ResponseDecoding {
                 requestID: response.header("Profirest-Request-Id"))
         }
         do {
-            return try JSONCoding.decoder.decode(T.self, from: response.body)
+            return try JSONCoding.decoder.decode(T.self, from: response.data)
         } catch let error as DecodingError {
             let type = response.header("Content-Type") ?? "no content type"
             throw errors.make(

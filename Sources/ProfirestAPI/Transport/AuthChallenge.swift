@@ -14,7 +14,7 @@ import FoundationNetworking
 /// its body under default handling, so there it is left alone; server-trust (TLS) challenges always are.
 enum AuthChallenge {
     /// The disposition for `challenge`, and the head to hand back instead of the cancelled task's error.
-    static func answer(_ challenge: URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, HTTPResponse?) {
+    static func answer(_ challenge: URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, APIResponse?) {
         #if canImport(FoundationNetworking)
         // FoundationNetworking has no server-trust challenges: every challenge here is an HTTP one.
         if let failure = challenge.failureResponse {
@@ -27,13 +27,13 @@ enum AuthChallenge {
 
 /// The heads of 401s whose challenge the delegate cancelled, by task, until the task's completion takes them.
 final class ChallengedHeads: Sendable {
-    private let heads = Locked([ObjectIdentifier: HTTPResponse]())
+    private let heads = Locked([ObjectIdentifier: APIResponse]())
 
-    func keep(_ head: HTTPResponse, for task: URLSessionTask) {
+    func keep(_ head: APIResponse, for task: URLSessionTask) {
         heads.withLock { $0[ObjectIdentifier(task)] = head }
     }
 
-    func take(_ task: URLSessionTask) -> HTTPResponse? {
+    func take(_ task: URLSessionTask) -> APIResponse? {
         heads.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
     }
 }

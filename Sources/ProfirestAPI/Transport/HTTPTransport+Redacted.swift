@@ -22,9 +22,9 @@ extension HTTPRequest: CustomStringConvertible, CustomDebugStringConvertible, Cu
     }
 }
 
-extension HTTPResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension APIResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Status, headers with credentials redacted, and the body's size. Usage: `print(response)`
-    public var description: String { RedactedFields.description(of: "HTTPResponse", safeFields) }
+    public var description: String { RedactedFields.description(of: "APIResponse", safeFields) }
 
     /// The same as `description`. Usage: `debugPrint(response)`
     public var debugDescription: String { description }
@@ -33,6 +33,6 @@ extension HTTPResponse: CustomStringConvertible, CustomDebugStringConvertible, C
     public var customMirror: Mirror { Mirror(self, children: safeFields, displayStyle: .struct) }
 
     private var safeFields: [Mirror.Child] {
-        [("status", status), ("headers", RedactedFields.headersValue(headers)), ("body", RedactedFields.bodyValue(body))]
+        [("status", status), ("headers", RedactedFields.headersValue(headers)), ("data", RedactedFields.bodyValue(data))]
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the status, headers and the complete body.
     /// Usage: `let response = try await transport.send(request)`
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: HTTPRequest) async throws -> APIResponse
 }
 
 /// A transport that can also hand out a response body piece by piece as it arrives (Server-Sent Events).
@@ -55,30 +55,6 @@ public struct HTTPRequest: Sendable, Hashable {
     }
 
     /// The value of a header, looked up without regard to case. Usage: `request.header("idempotency-key")`
-    public func header(_ name: String) -> String? { HTTPHeaders.value(name, in: headers) }
-}
-
-/// A complete HTTP response from a transport.
-///
-/// ```swift
-/// let response = HTTPResponse(status: 204)
-/// ```
-public struct HTTPResponse: Sendable, Hashable {
-    /// The HTTP status code. Usage: `response.status == 200`
-    public var status: Int
-    /// The headers as received. Usage: `response.header("ETag")`
-    public var headers: [String: String]
-    /// The complete body. Usage: `response.body.count`
-    public var body: Data
-
-    /// Usage: `HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data("{}".utf8))`
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    /// The value of a header, looked up without regard to case. Usage: `response.header("retry-after")`
     public func header(_ name: String) -> String? { HTTPHeaders.value(name, in: headers) }
 }
 

@@ -11,12 +11,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     // @unchecked: the only stored state is `tasks`, a `Locked`.
 
     enum Sink {
-        case streaming(head: CheckedContinuation<HTTPResponse, Error>, body: AsyncThrowingStream<Data, Error>.Continuation)
+        case streaming(head: CheckedContinuation<APIResponse, Error>, body: AsyncThrowingStream<Data, Error>.Continuation)
     }
 
     private struct Entry {
         var sink: Sink
-        var head: HTTPResponse?
+        var head: APIResponse?
         var headDelivered = false
         /// The delegate cancelled an authentication challenge: the task's error is ours, `head` is the answer.
         var challenged = false
@@ -55,10 +55,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let head = Self.head(of: response)
-        let resumeHead: CheckedContinuation<HTTPResponse, Error>? = tasks.withLock { tasks in
+        let resumeHead: CheckedContinuation<APIResponse, Error>? = tasks.withLock { tasks in
             guard var entry = tasks[dataTask.taskIdentifier] else { return nil }
             entry.head = head
-            var waiting: CheckedContinuation<HTTPResponse, Error>?
+            var waiting: CheckedContinuation<APIResponse, Error>?
             if case .streaming(let headContinuation, _) = entry.sink, !entry.headDelivered {
                 entry.headDelivered = true
                 waiting = headContinuation
@@ -99,13 +99,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
-    static func head(of response: URLResponse) -> HTTPResponse {
-        guard let http = response as? HTTPURLResponse else { return HTTPResponse(status: 0) }
+    static func head(of response: URLResponse) -> APIResponse {
+        guard let http = response as? HTTPURLResponse else { return APIResponse(status: 0) }
         var headers: [String: String] = [:]
         headers.reserveCapacity(http.allHeaderFields.count)
         for (key, value) in http.allHeaderFields {
             if let name = key as? String { headers[name] = value as? String ?? "\(value)" }
         }
-        return HTTPResponse(status: http.statusCode, headers: headers)
+        return APIResponse(status: http.statusCode, headers: headers)
     }
 }

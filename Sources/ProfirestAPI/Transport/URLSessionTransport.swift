@@ -118,7 +118,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
 
     /// Sends the request and collects the whole body, within `request.timeout` for the whole exchange (then it
     /// throws `URLError(.timedOut)`). Usage: `let response = try await transport.send(request)`
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> APIResponse {
         let writeSession = request.body == nil ? nil : self.writeSession
         let session = writeSession ?? checkOut()
         defer { if writeSession == nil { checkIn() } }
@@ -127,7 +127,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         let state = Locked<(task: URLSessionDataTask?, expired: Bool)>((nil, false))
         let challenges = sendDelegate.challenges
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<APIResponse, Error>) in
                 // The whole-exchange deadline (URLRequest.timeoutInterval is only an idle timeout). The shared
                 // sweeper costs far less per request than racing a sleeping task (see AttemptDeadline).
                 let deadline = DeadlineSweeper.shared.add(after: request.timeout) {
@@ -153,7 +153,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
                         }
                     } else if let response {
                         var head = SessionDelegate.head(of: response)
-                        head.body = data ?? Data()
+                        head.data = data ?? Data()
                         continuation.resume(returning: head)
                     } else {
                         continuation.resume(throwing: URLError(.badServerResponse))
@@ -183,7 +183,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         let (body, bodyContinuation) = AsyncThrowingStream<Data, Error>.makeStream()
         bodyContinuation.onTermination = { _ in task.cancel() }
         let head = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<APIResponse, Error>) in
                 delegate.register(task, sink: .streaming(head: continuation, body: bodyContinuation))
                 task.resume()
             }

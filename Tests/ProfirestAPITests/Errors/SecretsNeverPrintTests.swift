@@ -18,11 +18,11 @@ final class SecretsNeverPrintTests: XCTestCase {
     // MARK: - Hand-written types
 
     func testOptionsShowTheirSettingsButNotTheClientSecretOrAccessToken() {
-        let options = ProfirestOptions(clientID: "profirest-pos", clientSecret: Self.clientSecret, accessToken: Self.access)
+        let options = ProfirestApi.Options(clientID: "profirest-pos", clientSecret: Self.clientSecret, accessToken: Self.access)
         assertNoSecrets(options, [Self.clientSecret, Self.access],
                         shows: ["profirest-pos", "https://api.mujprofirest.cz", "clientSecret: <redacted>",
                                 "accessToken: <redacted>", "MemoryTokenStorage"])
-        assertNoSecrets(ProfirestOptions(clientID: "profirest-pos"), [], shows: ["clientSecret: nil", "accessToken: nil"])
+        assertNoSecrets(ProfirestApi.Options(clientID: "profirest-pos"), [], shows: ["clientSecret: nil", "accessToken: nil"])
         assertNoSecrets(ProfirestApi(options: options), [Self.clientSecret, Self.access], shows: ["profirest-pos"])
     }
 
@@ -82,9 +82,9 @@ final class SecretsNeverPrintTests: XCTestCase {
             body: Data("grant_type=refresh_token&refresh_token=\(Self.refresh)".utf8))
         assertNoSecrets(request, [Self.access, Self.staffToken, Self.refresh],
                         shows: ["/oauth/token", "key-7", "Authorization", "bytes>"])
-        let response = HTTPResponse(
+        let response = APIResponse(
             status: 200, headers: ["Content-Type": "application/json"],
-            body: Data("{\"access_token\":\"\(Self.access)\"}".utf8))
+            data: Data("{\"access_token\":\"\(Self.access)\"}".utf8))
         assertNoSecrets(response, [Self.access], shows: ["200", "application/json"])
     }
 

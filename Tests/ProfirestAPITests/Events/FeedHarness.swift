@@ -166,7 +166,7 @@ final class FeedTransport: StreamingHTTPTransport, @unchecked Sendable {
         changes.signal()
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest) async throws -> APIResponse {
         let step: Step? = state.withLock {
             $0.requests.append(request)
             return $0.pages.isEmpty ? nil : $0.pages.removeFirst()
@@ -190,7 +190,7 @@ final class FeedTransport: StreamingHTTPTransport, @unchecked Sendable {
         switch step {
         case .answer(.respond(let response))?:
             let body = AsyncThrowingStream<Data, Error> { continuation in
-                continuation.yield(response.body)
+                continuation.yield(response.data)
                 continuation.finish()
             }
             return HTTPStreamingResponse(status: response.status, headers: response.headers, body: body)
@@ -218,7 +218,7 @@ final class FeedTransport: StreamingHTTPTransport, @unchecked Sendable {
 final class PollOnlyTransport: HTTPTransport, @unchecked Sendable {
     let inner: FeedTransport
     init(_ inner: FeedTransport) { self.inner = inner }
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse { try await inner.send(request) }
+    func send(_ request: HTTPRequest) async throws -> APIResponse { try await inner.send(request) }
 }
 
 /// What the app's handlers saw, in order: `events:<ids>`, `reset:<code>`, `error:<code or type>`.

@@ -241,7 +241,7 @@ final class BatchAnswering: HTTPTransport, @unchecked Sendable {
 
     func refuse(_ id: String, _ status: Int, _ code: String) { state.withLock { $0.refused[id] = (status, code) } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest) async throws -> APIResponse {
         let refused = state.withLock { state in
             state.requests.append(request)
             return state.refused
@@ -255,8 +255,8 @@ final class BatchAnswering: HTTPTransport, @unchecked Sendable {
             }
             return ["id": .string(id), "status": 201, "punch": ["id": .string(id), "state": "working"]]
         }
-        return HTTPResponse(
+        return APIResponse(
             status: 200, headers: ["Content-Type": "application/json"],
-            body: try JSONCoding.encode(JSONValue.object(["results": .array(results)])))
+            data: try JSONCoding.encode(JSONValue.object(["results": .array(results)])))
     }
 }

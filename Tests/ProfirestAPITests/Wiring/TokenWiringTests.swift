@@ -221,7 +221,7 @@ final class TokenWiringTests: XCTestCase {
         let serverDown = Locked(true)
         let transport = RoutingTransport { request in
             guard request.url.path == "/oauth/revoke" else { return ok }
-            return serverDown.withLock { $0 } ? .problem(503, ErrorCode.serviceUnavailable) : .respond(HTTPResponse(status: 200))
+            return serverDown.withLock { $0 } ? .problem(503, ErrorCode.serviceUnavailable) : .respond(APIResponse(status: 200))
         }
         let client = try WiredClient(transport: transport, tokens: ("at_valid_0123456789", "rt_1_0123456789", 1800))
         do {

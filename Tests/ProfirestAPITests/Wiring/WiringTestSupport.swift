@@ -19,7 +19,7 @@ final class RoutingTransport: HTTPTransport, @unchecked Sendable {
         requests.filter { $0.method == method && $0.url.path == path }
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest) async throws -> APIResponse {
         log.withLock { $0.append(request) }
         switch try await handler(request) {
         case .respond(let response): return response
@@ -68,7 +68,7 @@ struct WiredClient {
         case .passesTimeAtOnce: sleep = { seconds in clock.advance(seconds) }
         case .untilAdvanced: sleep = { seconds in try await clock.sleep(seconds) }
         }
-        let options = ProfirestOptions(
+        let options = ProfirestApi.Options(
             baseURL: "https://api.mujprofirest.cz", clientID: clientID, clientSecret: clientSecret,
             accessToken: accessToken, storage: storage, retries: retries, onUnpaired: onUnpaired,
             onStaffExpired: onStaffExpired, transport: transport, clock: { clock.now }, sleep: sleep)

@@ -4,9 +4,9 @@ import Foundation
 // client secret or a fixed access token (RedactedFields.swift). Storage and transport show only their type: an
 // app's own storage or transport may hold tokens and requests, and its mirror is not ours to trust.
 
-extension ProfirestOptions: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension ProfirestApi.Options: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Every option, the client secret and access token only as `<redacted>` or `nil`. Usage: `print(options)`
-    public var description: String { RedactedFields.description(of: "ProfirestOptions", safeFields) }
+    public var description: String { RedactedFields.description(of: "ProfirestApi.Options", safeFields) }
 
     /// The same as `description`. Usage: `debugPrint(options)`
     public var debugDescription: String { description }

@@ -1,0 +1,106 @@
+import Foundation
+
+extension ProfirestApi {
+    /// The options of a ``ProfirestApi`` client, in the order of the reference's table; each has its default.
+    ///
+    /// ```swift
+    /// let api = ProfirestApi(options: .init(clientID: "profirest-pos", storage: MemoryTokenStorage()))
+    /// ```
+    public struct Options: Sendable {
+        /// The API address; paths go to `<baseURL>/v2`, `/oauth/…` and `/.well-known/…` to its root.
+        /// Usage: `.init(baseURL: "http://127.0.0.1:8080")`
+        public var baseURL: String
+        /// Your client_id. Usage: `.init(clientID: "profirest-kds")`
+        public var clientID: String?
+        /// The secret of a confidential client on a server; never in an app on a device. Usage: `.init(clientSecret: s)`
+        public var clientSecret: String?
+        /// A fixed access token from elsewhere: sent as it is, never refreshed (a 401 goes to the caller).
+        /// Usage: `.init(accessToken: token)`
+        public var accessToken: String?
+        /// The language of error titles (`Accept-Language`, `cs` by default); nil sends no Accept-Language at all, and
+        /// the server answers in its default language (Czech). On Linux the default transport keeps URLSession from
+        /// adding one from the process locale. Usage: `.init(language: "en")`
+        public var language: String?
+        /// Where the connection's state lives. Usage: `.init(storage: FileTokenStorage(path: "tokens.json"))`
+        public var storage: any TokenStorage
+        /// The storage key; nil means `profirest-api:<clientID>`. Usage: `.init(storageKey: "profirest-api:shop-42")`
+        public var storageKey: String?
+        /// How many times a retryable failure is retried. Usage: `.init(retries: 0)`
+        public var retries: Int
+        /// The first wait before a retry; it doubles up to 30 s, ±25 %. Usage: `.init(retryDelay: 0.5)`
+        public var retryDelay: TimeInterval
+        /// The longest Retry-After the library waits; a longer one returns the error with its seconds.
+        /// Usage: `.init(maxRetryWait: 10)`
+        public var maxRetryWait: TimeInterval
+        /// The limit of one attempt, body included. Usage: `.init(timeout: 10)`
+        public var timeout: TimeInterval
+        /// How long before expiry an access token is refreshed. Usage: `.init(refreshMargin: 120)`
+        public var refreshMargin: TimeInterval
+        /// Called when the pairing is lost. Usage: `.init(onUnpaired: { _ in Task { @MainActor in model.paired = false } })`
+        public var onUnpaired: (@Sendable (ProfirestAPIError) -> Void)?
+        /// Called once when the staff session ends by itself: its idle timeout or `max_expires_at`, reported on time by a
+        /// timer on `clock` (no request needed), or `staff_session_expired` from the server; not on `signOutStaff()` nor
+        /// when a new sign-in replaces the session. It may run on any thread. Usage: `.init(onStaffExpired: { staff in Task { @MainActor in model.lockScreen() } })`
+        public var onStaffExpired: (@Sendable (StaffInfo) -> Void)?
+        /// Your own transport (proxy, tests); nil means ``URLSessionTransport``. Usage: `.init(transport: myTransport)`
+        public var transport: (any HTTPTransport)?
+        /// The clock for Retry-After dates, token expiry and the staff session's end; nil means `Date()`.
+        /// Usage: `.init(clock: { fixedDate })`
+        public var clock: (@Sendable () -> Date)?
+        /// How to wait between attempts and until the staff session's end; nil means `Task.sleep`. Tests pass one that
+        /// returns at once (the staff timer then gives up after a few waits; the next request still notices the end).
+        /// A test's `sleep` that moves its clock on should wait until its clock gets there, or a staff session ends
+        /// right after the sign-in. (The per-attempt `timeout` always runs on real time, so an instant `sleep` does
+        /// not end every attempt.)
+        /// Usage: `.init(sleep: { seconds in waits.append(seconds) })`
+        public var sleep: (@Sendable (TimeInterval) async throws -> Void)?
+        /// Hears what the library does — attempts, retries, refreshes, pairing, staff sessions, the event feed, the
+        /// outbox — as redacted ``ProfirestEvent``s; nil costs nothing. Called on the library's threads: keep it quick.
+        /// Usage: `.init(observer: { event in logger.debug("\(event, privacy: .public)") })`
+        public var observer: (@Sendable (ProfirestEvent) -> Void)?
+
+        /// Usage: `ProfirestApi.Options(clientID: "profirest-dochazka", storage: FileTokenStorage(path: "tokens.json"))`
+        public init(
+            baseURL: String = "https://api.mujprofirest.cz",
+            clientID: String? = nil,
+            clientSecret: String? = nil,
+            accessToken: String? = nil,
+            language: String? = "cs",
+            storage: any TokenStorage = MemoryTokenStorage(),
+            storageKey: String? = nil,
+            retries: Int = 3,
+            retryDelay: TimeInterval = 1,
+            maxRetryWait: TimeInterval = 30,
+            timeout: TimeInterval = 30,
+            refreshMargin: TimeInterval = 60,
+            onUnpaired: (@Sendable (ProfirestAPIError) -> Void)? = nil,
+            onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil,
+            transport: (any HTTPTransport)? = nil,
+            clock: (@Sendable () -> Date)? = nil,
+            sleep: (@Sendable (TimeInterval) async throws -> Void)? = nil,
+            observer: (@Sendable (ProfirestEvent) -> Void)? = nil
+        ) {
+            self.baseURL = baseURL
+            self.clientID = clientID
+            self.clientSecret = clientSecret
+            self.accessToken = accessToken
+            self.language = language
+            self.storage = storage
+            self.storageKey = storageKey
+            self.retries = retries
+            self.retryDelay = retryDelay
+            self.maxRetryWait = maxRetryWait
+            self.timeout = timeout
+            self.refreshMargin = refreshMargin
+            self.onUnpaired = onUnpaired
+            self.onStaffExpired = onStaffExpired
+            self.transport = transport
+            self.clock = clock
+            self.sleep = sleep
+            self.observer = observer
+        }
+
+        /// The storage key in effect: `storageKey`, or the one every Profirest library derives from the client_id.
+        var effectiveStorageKey: String { storageKey ?? StateStore.defaultKey(clientID: clientID ?? "") }
+    }
+}
