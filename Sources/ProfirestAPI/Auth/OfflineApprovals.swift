@@ -18,7 +18,11 @@ public enum OfflineApprovals {
     /// The contract's bounds; a larger count from a tampered staff list would freeze the register.
     private static let iterationRange = 1000...600_000
 
-    /// True when `pin` passes the manager's 8-bit typo check. Usage: `guard OfflineApprovals.verifyPin(data, pin: pin) else { askAgain() }`
+    /// True when `pin` passes the manager's 8-bit typo check.
+    ///
+    /// ```swift
+    /// guard OfflineApprovals.verifyPin(data, pin: pin) else { askAgain() }
+    /// ```
     public static func verifyPin(_ approval: OfflineApproval, pin: String) -> Bool {
         guard let key = try? key(approval, pin: pin) else { return false }
         return checkByte(key) == approval.check
@@ -27,7 +31,10 @@ public enum OfflineApprovals {
     /// The `approval_signature` for `receipt`, whose `offline_approval` names the manager, time and reason:
     /// base64url (no padding) of HMAC-SHA256(key, `message(receipt)`). Throws when the PIN fails the check, the
     /// receipt has no `offline_approval`, or the approval data is unusable.
-    /// Usage: `receipt.offlineApproval?.approvalSignature = try OfflineApprovals.sign(data, pin: pin, receipt: receipt)`
+    ///
+    /// ```swift
+    /// receipt.offlineApproval?.approvalSignature = try OfflineApprovals.sign(data, pin: pin, receipt: receipt)
+    /// ```
     public static func sign(_ approval: OfflineApproval, pin: String, receipt: ReceiptCreate) throws -> String {
         let text = try message(receipt)
         let key = try key(approval, pin: pin)
@@ -40,7 +47,10 @@ public enum OfflineApprovals {
 
     /// The signed text: `profirest-offline-approval/1`, receipt id, employee_id, approved_at, reason, total amount in
     /// minor units, total currency — joined by line feeds, without a trailing one. Throws without `offline_approval`.
-    /// Usage: `let text = try OfflineApprovals.message(receipt)`
+    ///
+    /// ```swift
+    /// let text = try OfflineApprovals.message(receipt)
+    /// ```
     public static func message(_ receipt: ReceiptCreate) throws -> String {
         guard let approval = receipt.offlineApproval else {
             throw ProfirestUsageError(

@@ -13,14 +13,29 @@ import Foundation
 /// show(pairing.userCode); try await pairing.connected()
 /// ```
 public final class Pairing: Sendable {
-    /// The code to show the manager, e.g. `KXCB-TQPW`. Usage: `Text(pairing.userCode)`
+    /// The code to show the manager, e.g. `KXCB-TQPW`.
+    ///
+    /// ```swift
+    /// Text(pairing.userCode)
+    /// ```
     public let userCode: String
-    /// Where the manager enters the code. Usage: `Text(pairing.verificationURI)`
+    /// Where the manager enters the code.
+    ///
+    /// ```swift
+    /// Text(pairing.verificationURI)
+    /// ```
     public let verificationURI: String
     /// The address with the code filled in (for a QR code); the plain address when the server sent none.
-    /// Usage: `QRCode(pairing.verificationURIComplete)`
+    ///
+    /// ```swift
+    /// QRCode(pairing.verificationURIComplete)
+    /// ```
     public let verificationURIComplete: String
-    /// When the code stops working. Usage: `Text(pairing.expiresAt, style: .timer)`
+    /// When the code stops working.
+    ///
+    /// ```swift
+    /// Text(pairing.expiresAt, style: .timer)
+    /// ```
     public let expiresAt: Date
 
     private let context: IdentityContext
@@ -76,11 +91,17 @@ public final class Pairing: Sendable {
     }
 
     /// What to save to continue later with `resumePairing(_:)`; `interval` grows after `slow_down`.
-    /// Usage: `try JSONEncoder().encode(pairing.state)`
+    ///
+    /// ```swift
+    /// try JSONEncoder().encode(pairing.state)
+    /// ```
     public var state: PairingState { progress.withLock { $0.state } }
 
     /// Waits until the manager confirms the code, then stores the tokens, the restaurant and the device.
-    /// Usage: `try await pairing.connected()`
+    ///
+    /// ```swift
+    /// try await pairing.connected()
+    /// ```
     public func connected() async throws {
         let loop: Task<Void, Error> = try progress.withLock { p in
             if p.isCancelled { throw CancellationError() }
@@ -105,13 +126,19 @@ public final class Pairing: Sendable {
     /// One step without waiting: true once connected (the tokens are then stored), false while the manager has
     /// not confirmed yet — or when called sooner than the interval after the previous request, which it then
     /// does not send. Throws `ProfirestOAuthError` for a refusal or an expired code, and network failures as they are.
-    /// Usage: `if try await pairing.poll() { showPaired() }`
+    ///
+    /// ```swift
+    /// if try await pairing.poll() { showPaired() }
+    /// ```
     public func poll() async throws -> Bool {
         try await step()
     }
 
     /// Stops the pairing: a waiting `connected()` throws `CancellationError`, and so does every later call.
-    /// Usage: `pairing.cancel()`
+    ///
+    /// ```swift
+    /// pairing.cancel()
+    /// ```
     public func cancel() {
         let loop = progress.withLock { p -> Task<Void, Error>? in
             p.isCancelled = true

@@ -12,20 +12,50 @@ import Foundation
 public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
-    /// The secret the device polls with. Usage: `state.deviceCode.isEmpty`
+    /// The secret the device polls with.
+    ///
+    /// ```swift
+    /// state.deviceCode.isEmpty
+    /// ```
     public var deviceCode: String
-    /// The code to show, e.g. `KXCB-TQPW`. Usage: `Text(state.userCode)`
+    /// The code to show, e.g. `KXCB-TQPW`.
+    ///
+    /// ```swift
+    /// Text(state.userCode)
+    /// ```
     public var userCode: String
-    /// Where the manager enters the code. Usage: `Text(state.verificationURI)`
+    /// Where the manager enters the code.
+    ///
+    /// ```swift
+    /// Text(state.verificationURI)
+    /// ```
     public var verificationURI: String
-    /// The address with the code filled in, for a QR code. Usage: `qr(state.verificationURIComplete)`
+    /// The address with the code filled in, for a QR code.
+    ///
+    /// ```swift
+    /// qr(state.verificationURIComplete)
+    /// ```
     public var verificationURIComplete: String
-    /// Seconds between polls; 5 s more after each `slow_down`. Usage: `state.interval`
+    /// Seconds between polls; 5 s more after each `slow_down`.
+    ///
+    /// ```swift
+    /// state.interval
+    /// ```
     public var interval: Int
-    /// When the code stops working. Usage: `state.expiresAt > Date()`
+    /// When the code stops working.
+    ///
+    /// ```swift
+    /// state.expiresAt > Date()
+    /// ```
     public var expiresAt: Date
 
-    /// Usage: `PairingState(deviceCode: dc, userCode: "KXCB-TQPW", verificationURI: uri, verificationURIComplete: full, interval: 5, expiresAt: end)`
+    /// A pairing to resume, rebuilt from values the app saved itself.
+    ///
+    /// ```swift
+    /// PairingState(
+    ///     deviceCode: dc, userCode: "KXCB-TQPW", verificationURI: uri, verificationURIComplete: full, interval: 5,
+    ///     expiresAt: end)
+    /// ```
     public init(
         deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String, interval: Int,
         expiresAt: Date
@@ -47,7 +77,11 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
         case expiresAt = "expires_at"
     }
 
-    /// Reads the snake_case form written by `encode(to:)`. Usage: `try JSONDecoder().decode(PairingState.self, from: data)`
+    /// Reads the snake_case form written by `encode(to:)`.
+    ///
+    /// ```swift
+    /// try JSONDecoder().decode(PairingState.self, from: data)
+    /// ```
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         deviceCode = try c.decode(String.self, forKey: .deviceCode)
@@ -60,7 +94,11 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
         expiresAt = try c.decodeRFC3339Date(forKey: .expiresAt)
     }
 
-    /// Writes snake_case keys and an RFC 3339 `expires_at`. Usage: `try JSONEncoder().encode(state)`
+    /// Writes snake_case keys and an RFC 3339 `expires_at`.
+    ///
+    /// ```swift
+    /// try JSONEncoder().encode(state)
+    /// ```
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(deviceCode, forKey: .deviceCode)
@@ -71,15 +109,27 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
         try c.encodeRFC3339Date(expiresAt, forKey: .expiresAt)
     }
 
-    /// The user code and expiry, never the device code. Usage: `print(state)`
+    /// The user code and expiry, never the device code.
+    ///
+    /// ```swift
+    /// print(state)
+    /// ```
     public var description: String {
         "PairingState(userCode: \(userCode), expiresAt: \(RFC3339.string(from: expiresAt)), interval: \(interval))"
     }
 
-    /// The same as `description`. Usage: `debugPrint(state)`
+    /// The same as `description`.
+    ///
+    /// ```swift
+    /// debugPrint(state)
+    /// ```
     public var debugDescription: String { description }
 
-    /// Keeps `dump` and debugger views from showing the device code. Usage: `dump(state)`
+    /// Keeps `dump` and debugger views from showing the device code.
+    ///
+    /// ```swift
+    /// dump(state)
+    /// ```
     public var customMirror: Mirror {
         Mirror(self, children: ["userCode": userCode, "verificationURI": verificationURI, "interval": interval,
                                 "expiresAt": expiresAt])

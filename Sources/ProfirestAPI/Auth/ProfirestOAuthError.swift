@@ -10,19 +10,34 @@ import Foundation
 /// catch let e as ProfirestOAuthError where e.error == "access_denied" { showRefused() }
 /// ```
 public struct ProfirestOAuthError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
-    /// The OAuth error code, e.g. `access_denied`, `expired_token`, `invalid_grant`. Usage: `switch e.error { … }`
+    /// The OAuth error code, e.g. `access_denied`, `expired_token`, `invalid_grant`.
+    ///
+    /// ```swift
+    /// switch e.error { … }
+    /// ```
     public let error: String
-    /// The server's `error_description` or the library's explanation, if any. Usage: `e.detail ?? ""`
+    /// The server's `error_description` or the library's explanation, if any.
+    ///
+    /// ```swift
+    /// e.detail ?? ""
+    /// ```
     public let detail: String?
 
-    /// Usage: `throw ProfirestOAuthError(error: "access_denied", detail: "The manager refused the code.")`
+    /// An OAuth error with its RFC 6749 code, for tests and for apps that report one of their own.
+    ///
+    /// ```swift
+    /// throw ProfirestOAuthError(error: "access_denied", detail: "The manager refused the code.")
+    /// ```
     public init(error: String, detail: String? = nil) {
         self.error = error
         self.detail = detail
     }
 
     /// Text for a person: the detail when there is one, otherwise a sentence for the code.
-    /// Usage: `label.text = e.message`
+    ///
+    /// ```swift
+    /// label.text = e.message
+    /// ```
     public var message: String {
         if let detail, !detail.isEmpty { return detail }
         switch error {
@@ -38,9 +53,17 @@ public struct ProfirestOAuthError: Error, Sendable, Hashable, CustomStringConver
         }
     }
 
-    /// `"ProfirestOAuthError(<error>): <message>"`. Usage: `print(e)`
+    /// `"ProfirestOAuthError(<error>): <message>"`.
+    ///
+    /// ```swift
+    /// print(e)
+    /// ```
     public var description: String { "ProfirestOAuthError(\(error)): \(message)" }
 
-    /// The same as `message`. Usage: `e.localizedDescription`
+    /// The same as `message`.
+    ///
+    /// ```swift
+    /// e.localizedDescription
+    /// ```
     public var errorDescription: String? { message }
 }

@@ -22,9 +22,17 @@ extension OAuthClient: CustomStringConvertible, CustomDebugStringConvertible, Cu
 }
 
 extension Pairing: CustomStringConvertible, CustomReflectable {
-    /// The user code and expiry, never the device code. Usage: `print(pairing)`
+    /// The user code and expiry, never the device code.
+    ///
+    /// ```swift
+    /// print(pairing)
+    /// ```
     public var description: String { "Pairing(\(state))" }
-    /// Keeps `dump` and debugger views from showing the device code. Usage: `dump(pairing)`
+    /// Keeps `dump` and debugger views from showing the device code.
+    ///
+    /// ```swift
+    /// dump(pairing)
+    /// ```
     public var customMirror: Mirror {
         Mirror(self, children: ["userCode": userCode, "verificationURI": verificationURI, "expiresAt": expiresAt])
     }

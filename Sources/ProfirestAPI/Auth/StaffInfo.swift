@@ -8,18 +8,42 @@ import Foundation
 /// if let staff = api.staff { title = "\(staff.name) (\(staff.role))" }
 /// ```
 public struct StaffInfo: Sendable, Hashable {
-    /// The employee's id, e.g. `emp_1`. Usage: `staff.employeeID`
+    /// The employee's id, e.g. `emp_1`.
+    ///
+    /// ```swift
+    /// staff.employeeID
+    /// ```
     public let employeeID: String
-    /// The employee's name. Usage: `Text(staff.name)`
+    /// The employee's name.
+    ///
+    /// ```swift
+    /// Text(staff.name)
+    /// ```
     public let name: String
-    /// The role, e.g. `manager` or `waiter`. Usage: `staff.role == "manager"`
+    /// The role, e.g. `manager` or `waiter`.
+    ///
+    /// ```swift
+    /// staff.role == "manager"
+    /// ```
     public let role: String
-    /// The restaurant the session belongs to. Usage: `staff.restaurantID`
+    /// The restaurant the session belongs to.
+    ///
+    /// ```swift
+    /// staff.restaurantID
+    /// ```
     public let restaurantID: String
-    /// When the session ends without further requests, by the device clock. Usage: `Text(staff.expiresAt, style: .timer)`
+    /// When the session ends without further requests, by the device clock.
+    ///
+    /// ```swift
+    /// Text(staff.expiresAt, style: .timer)
+    /// ```
     public let expiresAt: Date
 
-    /// Usage: `StaffInfo(employeeID: "emp_1", name: "Jana", role: "manager", restaurantID: "11", expiresAt: end)`
+    /// An employee's session as the app sees it, for previews and tests of views that show it.
+    ///
+    /// ```swift
+    /// StaffInfo(employeeID: "emp_1", name: "Jana", role: "manager", restaurantID: "11", expiresAt: end)
+    /// ```
     public init(employeeID: String, name: String, role: String, restaurantID: String, expiresAt: Date) {
         self.employeeID = employeeID
         self.name = name

@@ -11,7 +11,11 @@ extension APIResponse {
         try ResponseDecoding.decode(T.self, from: self, errors: ErrorFactory(language: nil, redaction: Redaction(secrets: [])))
     }
 
-    /// The body as JSON; nil when it is empty. Usage: `r.json?["id"]?.stringValue`
+    /// The body as JSON; nil when it is empty.
+    ///
+    /// ```swift
+    /// r.json?["id"]?.stringValue
+    /// ```
     public var json: JSONValue? {
         get throws { try decode(as: JSONValue?.self) }
     }

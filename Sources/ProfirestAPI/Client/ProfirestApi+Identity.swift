@@ -46,24 +46,41 @@ extension ProfirestApi {
     // MARK: State
 
     /// True when requests can be authorized: stored tokens, or a fixed `accessToken`. Synchronous.
-    /// Usage: `if !api.isPaired { try await pairDevice() }`
+    ///
+    /// ```swift
+    /// if !api.isPaired { try await pairDevice() }
+    /// ```
     public var isPaired: Bool { identity.isPaired }
 
     /// The paired device's restaurant; nil for a partner connection, or until `connection()` told it.
-    /// Usage: `guard let rid = api.restaurantID else { return }`
+    ///
+    /// ```swift
+    /// guard let rid = api.restaurantID else { return }
+    /// ```
     public var restaurantID: String? { identity.restaurantID }
 
-    /// The paired device's id, e.g. `dev_7Q2M`. Usage: `print(api.deviceID ?? "-")`
+    /// The paired device's id, e.g. `dev_7Q2M`.
+    ///
+    /// ```swift
+    /// print(api.deviceID ?? "-")
+    /// ```
     public var deviceID: String? { identity.deviceID }
 
-    /// The granted scopes. Usage: `api.scopes.contains("attendance:punch")`
+    /// The granted scopes.
+    ///
+    /// ```swift
+    /// api.scopes.contains("attendance:punch")
+    /// ```
     public var scopes: [String] { identity.scopes }
 
     // MARK: Pairing a device (RFC 8628)
 
     /// Starts pairing this device: show `userCode`, then `try await pairing.connected()`. Needs `clientID`
     /// (else `ProfirestUsageError`); `devicePlatform` defaults to the platform this runs on.
-    /// Usage: `let pairing = try await api.pair(scope: "kitchen:read", deviceName: "KDS", appVersion: "2.3.0")`
+    ///
+    /// ```swift
+    /// let pairing = try await api.pair(scope: "kitchen:read", deviceName: "KDS", appVersion: "2.3.0")
+    /// ```
     public func pair(
         scope: String, deviceName: String? = nil, devicePlatform: String? = nil, appVersion: String? = nil
     ) async throws -> Pairing {
@@ -73,14 +90,20 @@ extension ProfirestApi {
     }
 
     /// Continues a pairing from its saved `pairing.state` (e.g. after the app was terminated).
-    /// Usage: `let pairing = try api.resumePairing(savedState)`
+    ///
+    /// ```swift
+    /// let pairing = try api.resumePairing(savedState)
+    /// ```
     public func resumePairing(_ state: PairingState) throws -> Pairing {
         _ = try base.get()
         return try identity.resumePairing(state)
     }
 
     /// `GET /v2/connection`; remembers the device's restaurant, device id and scopes for the synchronous readers.
-    /// Usage: `if api.restaurantID == nil { _ = try? await api.connection() }`
+    ///
+    /// ```swift
+    /// if api.restaurantID == nil { _ = try? await api.connection() }
+    /// ```
     @discardableResult
     public func connection() async throws -> Connection {
         let connection: Connection = try await get("/connection")
@@ -92,7 +115,10 @@ extension ProfirestApi {
     /// staff session, and revokes the refresh token on the server in one attempt — kept in the storage to revoke
     /// later when that fails (`.revocationFailed` tells the observer), so it returns promptly offline too. Grants left pending by earlier failures are tried again. `onUnpaired` is not called:
     /// you asked for it. To learn whether the server ended the grant, use ``disconnect()``.
-    /// Usage: `await api.unpair()`
+    ///
+    /// ```swift
+    /// await api.unpair()
+    /// ```
     public func unpair() async {
         // Non-throwing as the reference shows it: the local state is cleared either way, a failed revocation stays
         // pending, and a storage that cannot be written surfaces with its error on the next read of the state.
@@ -107,7 +133,10 @@ extension ProfirestApi {
     /// revocation's `ProfirestAPIError` (e.g. `network_error`, or a 503 after the retries) or `ProfirestOAuthError`
     /// (e.g. `invalid_client`) — also for a grant left pending by an earlier failure — and a `StorageError` when the
     /// state cannot be written (then nothing was cleared).
-    /// Usage: `do { try await api.disconnect() } catch { showStillConnectedOnTheServer(error) }`
+    ///
+    /// ```swift
+    /// do { try await api.disconnect() } catch { showStillConnectedOnTheServer(error) }
+    /// ```
     public func disconnect() async throws {
         try await identity.unpair(revoke: true)
     }
@@ -115,14 +144,21 @@ extension ProfirestApi {
     // MARK: Partner consent (authorization code + PKCE S256, RFC 9207)
 
     /// The consent page's address; the PKCE verifier and state wait in the storage until the callback.
-    /// Usage: `let url = try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "orders:read")`
+    ///
+    /// ```swift
+    /// let url = try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "orders:read")
+    /// ```
     public func authorizationURL(redirectURI: String, scope: String, prompt: String? = nil) throws -> URL {
         _ = try base.get()
         return try identity.authorizationURL(redirectURI: redirectURI, scope: scope, prompt: prompt)
     }
 
     /// Finishes the consent from the callback URL: checks `state` and `iss`, exchanges the code for tokens, and
-    /// answers with the new connection. Usage: `let connection = try await api.completeAuthorization(callbackURL)`
+    /// answers with the new connection.
+    ///
+    /// ```swift
+    /// let connection = try await api.completeAuthorization(callbackURL)
+    /// ```
     @discardableResult
     public func completeAuthorization(_ callbackURL: URL) async throws -> Connection {
         _ = try base.get()
@@ -131,7 +167,10 @@ extension ProfirestApi {
     }
 
     /// Finishes the consent from the callback's parameters (`code`, `state`, `iss` or `error`), e.g. on a server.
-    /// Usage: `try await api.completeAuthorization(parameters: ["code": c, "state": s, "iss": i])`
+    ///
+    /// ```swift
+    /// try await api.completeAuthorization(parameters: ["code": c, "state": s, "iss": i])
+    /// ```
     @discardableResult
     public func completeAuthorization(parameters: [String: String]) async throws -> Connection {
         _ = try base.get()

@@ -5,13 +5,25 @@ import Foundation
 // app's own storage or transport may hold tokens and requests, and its mirror is not ours to trust.
 
 extension ProfirestApi.Options: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// Every option, the client secret and access token only as `<redacted>` or `nil`. Usage: `print(options)`
+    /// Every option, the client secret and access token only as `<redacted>` or `nil`.
+    ///
+    /// ```swift
+    /// print(options)
+    /// ```
     public var description: String { RedactedFields.description(of: "ProfirestApi.Options", safeFields) }
 
-    /// The same as `description`. Usage: `debugPrint(options)`
+    /// The same as `description`.
+    ///
+    /// ```swift
+    /// debugPrint(options)
+    /// ```
     public var debugDescription: String { description }
 
-    /// What `dump` and debuggers show: the same fields as `description`. Usage: `dump(options)`
+    /// What `dump` and debuggers show: the same fields as `description`.
+    ///
+    /// ```swift
+    /// dump(options)
+    /// ```
     public var customMirror: Mirror { Mirror(self, children: safeFields, displayStyle: .struct) }
 
     private var safeFields: [Mirror.Child] {
@@ -29,16 +41,28 @@ extension ProfirestApi.Options: CustomStringConvertible, CustomDebugStringConver
 }
 
 extension ProfirestApi: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The options and the connection as far as it is safe to log. Usage: `print(api)`
+    /// The options and the connection as far as it is safe to log.
+    ///
+    /// ```swift
+    /// print(api)
+    /// ```
     public var description: String {
         RedactedFields.description(of: "ProfirestApi", [("options", options), ("identity", identity)])
     }
 
-    /// The same as `description`. Usage: `debugPrint(api)`
+    /// The same as `description`.
+    ///
+    /// ```swift
+    /// debugPrint(api)
+    /// ```
     public var debugDescription: String { description }
 
     /// What `dump` and debuggers show: the options and the identity's own redacted mirror, never the pipeline
-    /// (its transport may have recorded requests with their tokens). Usage: `dump(api)`
+    /// (its transport may have recorded requests with their tokens).
+    ///
+    /// ```swift
+    /// dump(api)
+    /// ```
     public var customMirror: Mirror {
         Mirror(self, children: ["options": options, "identity": identity], displayStyle: .class)
     }

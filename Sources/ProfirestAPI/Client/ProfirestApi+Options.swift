@@ -8,58 +8,128 @@ extension ProfirestApi {
     /// ```
     public struct Options: Sendable {
         /// The API address; paths go to `<baseURL>/v2`, `/oauth/…` and `/.well-known/…` to its root.
-        /// Usage: `.init(baseURL: "http://127.0.0.1:8080")`
+        ///
+        /// ```swift
+        /// .init(baseURL: "http://127.0.0.1:8080")
+        /// ```
         public var baseURL: String
-        /// Your client_id. Usage: `.init(clientID: "profirest-kds")`
+        /// Your client_id.
+        ///
+        /// ```swift
+        /// .init(clientID: "profirest-kds")
+        /// ```
         public var clientID: String?
-        /// The secret of a confidential client on a server; never in an app on a device. Usage: `.init(clientSecret: s)`
+        /// The secret of a confidential client on a server; never in an app on a device.
+        ///
+        /// ```swift
+        /// .init(clientSecret: s)
+        /// ```
         public var clientSecret: String?
         /// A fixed access token from elsewhere: sent as it is, never refreshed (a 401 goes to the caller).
-        /// Usage: `.init(accessToken: token)`
+        ///
+        /// ```swift
+        /// .init(accessToken: token)
+        /// ```
         public var accessToken: String?
         /// The language of error titles (`Accept-Language`, `cs` by default); nil sends no Accept-Language at all, and
         /// the server answers in its default language (Czech). On Linux the default transport keeps URLSession from
-        /// adding one from the process locale. Usage: `.init(language: "en")`
+        /// adding one from the process locale.
+        ///
+        /// ```swift
+        /// .init(language: "en")
+        /// ```
         public var language: String?
-        /// Where the connection's state lives. Usage: `.init(storage: FileTokenStorage(path: "tokens.json"))`
+        /// Where the connection's state lives.
+        ///
+        /// ```swift
+        /// .init(storage: FileTokenStorage(path: "tokens.json"))
+        /// ```
         public var storage: any TokenStorage
-        /// The storage key; nil means `profirest-api:<clientID>`. Usage: `.init(storageKey: "profirest-api:shop-42")`
+        /// The storage key; nil means `profirest-api:<clientID>`.
+        ///
+        /// ```swift
+        /// .init(storageKey: "profirest-api:shop-42")
+        /// ```
         public var storageKey: String?
-        /// How many times a retryable failure is retried. Usage: `.init(retries: 0)`
+        /// How many times a retryable failure is retried.
+        ///
+        /// ```swift
+        /// .init(retries: 0)
+        /// ```
         public var retries: Int
-        /// The first wait before a retry; it doubles up to 30 s, ±25 %. Usage: `.init(retryDelay: 0.5)`
+        /// The first wait before a retry; it doubles up to 30 s, ±25 %.
+        ///
+        /// ```swift
+        /// .init(retryDelay: 0.5)
+        /// ```
         public var retryDelay: TimeInterval
         /// The longest Retry-After the library waits; a longer one returns the error with its seconds.
-        /// Usage: `.init(maxRetryWait: 10)`
+        ///
+        /// ```swift
+        /// .init(maxRetryWait: 10)
+        /// ```
         public var maxRetryWait: TimeInterval
-        /// The limit of one attempt, body included. Usage: `.init(timeout: 10)`
+        /// The limit of one attempt, body included.
+        ///
+        /// ```swift
+        /// .init(timeout: 10)
+        /// ```
         public var timeout: TimeInterval
-        /// How long before expiry an access token is refreshed. Usage: `.init(refreshMargin: 120)`
+        /// How long before expiry an access token is refreshed.
+        ///
+        /// ```swift
+        /// .init(refreshMargin: 120)
+        /// ```
         public var refreshMargin: TimeInterval
-        /// Called when the pairing is lost. Usage: `.init(onUnpaired: { _ in Task { @MainActor in model.paired = false } })`
+        /// Called when the pairing is lost.
+        ///
+        /// ```swift
+        /// .init(onUnpaired: { _ in Task { @MainActor in model.paired = false } })
+        /// ```
         public var onUnpaired: (@Sendable (ProfirestAPIError) -> Void)?
         /// Called once when the staff session ends by itself: its idle timeout or `max_expires_at`, reported on time by a
         /// timer on `clock` (no request needed), or `staff_session_expired` from the server; not on `signOutStaff()` nor
-        /// when a new sign-in replaces the session. It may run on any thread. Usage: `.init(onStaffExpired: { staff in Task { @MainActor in model.lockScreen() } })`
+        /// when a new sign-in replaces the session. It may run on any thread.
+        ///
+        /// ```swift
+        /// .init(onStaffExpired: { staff in Task { @MainActor in model.lockScreen() } })
+        /// ```
         public var onStaffExpired: (@Sendable (StaffInfo) -> Void)?
-        /// Your own transport (proxy, tests); nil means ``URLSessionTransport``. Usage: `.init(transport: myTransport)`
+        /// Your own transport (proxy, tests); nil means ``URLSessionTransport``.
+        ///
+        /// ```swift
+        /// .init(transport: myTransport)
+        /// ```
         public var transport: (any HTTPTransport)?
         /// The clock for Retry-After dates, token expiry and the staff session's end; nil means `Date()`.
-        /// Usage: `.init(clock: { fixedDate })`
+        ///
+        /// ```swift
+        /// .init(clock: { fixedDate })
+        /// ```
         public var clock: (@Sendable () -> Date)?
         /// How to wait between attempts and until the staff session's end; nil means `Task.sleep`. Tests pass one that
         /// returns at once (the staff timer then gives up after a few waits; the next request still notices the end).
         /// A test's `sleep` that moves its clock on should wait until its clock gets there, or a staff session ends
         /// right after the sign-in. (The per-attempt `timeout` always runs on real time, so an instant `sleep` does
         /// not end every attempt.)
-        /// Usage: `.init(sleep: { seconds in waits.append(seconds) })`
+        ///
+        /// ```swift
+        /// .init(sleep: { seconds in waits.append(seconds) })
+        /// ```
         public var sleep: (@Sendable (TimeInterval) async throws -> Void)?
         /// Hears what the library does — attempts, retries, refreshes, pairing, staff sessions, the event feed, the
         /// outbox — as redacted ``ProfirestEvent``s; nil costs nothing. Called on the library's threads: keep it quick.
-        /// Usage: `.init(observer: { event in logger.debug("\(event, privacy: .public)") })`
+        ///
+        /// ```swift
+        /// .init(observer: { event in logger.debug("\(event, privacy: .public)") })
+        /// ```
         public var observer: (@Sendable (ProfirestEvent) -> Void)?
 
-        /// Usage: `ProfirestApi.Options(clientID: "profirest-dochazka", storage: FileTokenStorage(path: "tokens.json"))`
+        /// Options for a client; every one left out has the default the reference's table gives.
+        ///
+        /// ```swift
+        /// ProfirestApi.Options(clientID: "profirest-dochazka", storage: FileTokenStorage(path: "tokens.json"))
+        /// ```
         public init(
             baseURL: String = "https://api.mujprofirest.cz",
             clientID: String? = nil,

@@ -8,45 +8,73 @@ import Foundation
 extension ProfirestApi {
     // MARK: GET
 
-    /// GET, decoded as `T`. Usage: `let catalog: Catalog = try await api.get("/restaurants/11/catalog")`
+    /// Reads a resource and decodes it as the type you ask for; failures are `ProfirestAPIError`s with a code.
+    ///
+    /// ```swift
+    /// let catalog: Catalog = try await api.get("/restaurants/11/catalog")
+    /// ```
     public func get<T: Decodable>(_ path: String, as type: T.Type = T.self, options: RequestOptions = .init()) async throws -> T {
         try await perform("GET", path: path, query: [:], body: nil, options: options, as: T.self)
     }
 
-    /// GET as JSON (nil for an empty body). Usage: `let connection = try await api.get("/connection")`
+    /// Reads a resource as JSON, for a quick look or a shape without a model; nil when the answer has no body.
+    ///
+    /// ```swift
+    /// let connection = try await api.get("/connection")
+    /// ```
     @discardableResult
     public func get(_ path: String, options: RequestOptions = .init()) async throws -> JSONValue? {
         try await perform("GET", path: path, query: [:], body: nil, options: options, as: JSONValue?.self)
     }
 
-    /// GET the raw bytes; nil for an empty body. Usage: `let bytes = try await api.getData("/restaurants/11/backups/b1/content")`
+    /// Downloads a resource's raw bytes (a backup, an export) without decoding; nil when the answer has no body.
+    ///
+    /// ```swift
+    /// let bytes = try await api.getData("/restaurants/11/backups/b1/content")
+    /// ```
     public func getData(_ path: String, options: RequestOptions = .init()) async throws -> Data? {
         try await perform("GET", path: path, query: [:], body: nil, options: options, as: Data?.self)
     }
 
     // MARK: POST
 
-    /// POST, decoded as `T`. Usage: `let r: Tab = try await api.post("/restaurants/11/tabs", body: ["name": "Stůl 4"])`
+    /// Creates something and decodes the answer as `T`; an Idempotency-Key makes a retry safe to repeat.
+    ///
+    /// ```swift
+    /// let r: Tab = try await api.post("/restaurants/11/tabs", body: ["name": "Stůl 4"])
+    /// ```
     public func post<T: Decodable>(
         _ path: String, body: RequestBody? = nil, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
         try await perform("POST", path: path, query: [:], body: body, options: options, as: T.self)
     }
 
-    /// POST a model, decoded as `T`. Usage: `let punch: AttendancePunch = try await api.post(path, body: punchCreate)`
+    /// Creates something from a model (sent as JSON) and decodes the answer as `T`, with an Idempotency-Key.
+    ///
+    /// ```swift
+    /// let punch: AttendancePunch = try await api.post(path, body: punchCreate)
+    /// ```
     public func post<T: Decodable, B: Encodable>(
         _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
         try await send(model: "POST", path, body: body, options: options, as: T.self)
     }
 
-    /// POST, the answer as JSON. Usage: `try await api.post("/restaurants/\(rid)/backups", body: .data(zip, contentType: "application/zip"))`
+    /// Creates something and returns the answer as JSON; an Idempotency-Key makes a retry safe to repeat.
+    ///
+    /// ```swift
+    /// try await api.post("/restaurants/\(rid)/backups", body: .data(zip, contentType: "application/zip"))
+    /// ```
     @discardableResult
     public func post(_ path: String, body: RequestBody? = nil, options: RequestOptions = .init()) async throws -> JSONValue? {
         try await perform("POST", path: path, query: [:], body: body, options: options, as: JSONValue?.self)
     }
 
-    /// POST a model, the answer as JSON. Usage: `try await api.post("/restaurants/\(rid)/quotes", body: quote)`
+    /// Creates something from a model (sent as JSON) and returns the answer as JSON, with an Idempotency-Key.
+    ///
+    /// ```swift
+    /// try await api.post("/restaurants/\(rid)/quotes", body: quote)
+    /// ```
     @discardableResult
     public func post<B: Encodable>(_ path: String, body: B, options: RequestOptions = .init()) async throws -> JSONValue? {
         try await send(model: "POST", path, body: body, options: options, as: JSONValue?.self)
@@ -54,27 +82,43 @@ extension ProfirestApi {
 
     // MARK: PUT
 
-    /// PUT, decoded as `T`. Usage: `let c: Customer = try await api.put("/customers/c1", body: ["name": "Jana"])`
+    /// Replaces a resource and decodes the answer as `T`; retried by the rules, as PUT is idempotent.
+    ///
+    /// ```swift
+    /// let c: Customer = try await api.put("/customers/c1", body: ["name": "Jana"])
+    /// ```
     public func put<T: Decodable>(
         _ path: String, body: RequestBody? = nil, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
         try await perform("PUT", path: path, query: [:], body: body, options: options, as: T.self)
     }
 
-    /// PUT a model, decoded as `T`. Usage: `let c: Customer = try await api.put("/customers/c1", body: update)`
+    /// Replaces a resource with a model (sent as JSON) and decodes the answer as `T`.
+    ///
+    /// ```swift
+    /// let c: Customer = try await api.put("/customers/c1", body: update)
+    /// ```
     public func put<T: Decodable, B: Encodable>(
         _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
         try await send(model: "PUT", path, body: body, options: options, as: T.self)
     }
 
-    /// PUT, the answer as JSON. Usage: `try await api.put("/customers/c1", body: ["name": "Jana"])`
+    /// Replaces a resource and returns the answer as JSON.
+    ///
+    /// ```swift
+    /// try await api.put("/customers/c1", body: ["name": "Jana"])
+    /// ```
     @discardableResult
     public func put(_ path: String, body: RequestBody? = nil, options: RequestOptions = .init()) async throws -> JSONValue? {
         try await perform("PUT", path: path, query: [:], body: body, options: options, as: JSONValue?.self)
     }
 
-    /// PUT a model, the answer as JSON. Usage: `try await api.put("/customers/c1", body: update)`
+    /// Replaces a resource with a model (sent as JSON) and returns the answer as JSON.
+    ///
+    /// ```swift
+    /// try await api.put("/customers/c1", body: update)
+    /// ```
     @discardableResult
     public func put<B: Encodable>(_ path: String, body: B, options: RequestOptions = .init()) async throws -> JSONValue? {
         try await send(model: "PUT", path, body: body, options: options, as: JSONValue?.self)
@@ -82,27 +126,43 @@ extension ProfirestApi {
 
     // MARK: PATCH
 
-    /// PATCH, decoded as `T`. Usage: `let c: Customer = try await api.patch("/customers/c1", body: ["name": "Jana"])`
+    /// Changes part of a resource and decodes the answer as `T`; pair it with `ifMatch` to avoid lost updates.
+    ///
+    /// ```swift
+    /// let c: Customer = try await api.patch("/customers/c1", body: ["name": "Jana"])
+    /// ```
     public func patch<T: Decodable>(
         _ path: String, body: RequestBody? = nil, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
         try await perform("PATCH", path: path, query: [:], body: body, options: options, as: T.self)
     }
 
-    /// PATCH a model, decoded as `T`. Usage: `let c: Customer = try await api.patch("/customers/c1", body: update)`
+    /// Changes part of a resource from a model (sent as JSON) and decodes the answer as `T`.
+    ///
+    /// ```swift
+    /// let c: Customer = try await api.patch("/customers/c1", body: update)
+    /// ```
     public func patch<T: Decodable, B: Encodable>(
         _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
         try await send(model: "PATCH", path, body: body, options: options, as: T.self)
     }
 
-    /// PATCH, the answer as JSON. Usage: `try await api.patch("/customers/c1", body: ["name": "Jana"], options: .init(ifMatch: etag))`
+    /// Changes part of a resource and returns the answer as JSON; pair it with `ifMatch` to avoid lost updates.
+    ///
+    /// ```swift
+    /// try await api.patch("/customers/c1", body: ["name": "Jana"], options: .init(ifMatch: etag))
+    /// ```
     @discardableResult
     public func patch(_ path: String, body: RequestBody? = nil, options: RequestOptions = .init()) async throws -> JSONValue? {
         try await perform("PATCH", path: path, query: [:], body: body, options: options, as: JSONValue?.self)
     }
 
-    /// PATCH a model, the answer as JSON. Usage: `try await api.patch("/customers/c1", body: update)`
+    /// Changes part of a resource from a model (sent as JSON) and returns the answer as JSON.
+    ///
+    /// ```swift
+    /// try await api.patch("/customers/c1", body: update)
+    /// ```
     @discardableResult
     public func patch<B: Encodable>(_ path: String, body: B, options: RequestOptions = .init()) async throws -> JSONValue? {
         try await send(model: "PATCH", path, body: body, options: options, as: JSONValue?.self)
@@ -110,12 +170,20 @@ extension ProfirestApi {
 
     // MARK: DELETE
 
-    /// DELETE, decoded as `T`. Usage: `let gone: Tab = try await api.delete("/restaurants/11/tabs/t1")`
+    /// Deletes a resource and decodes the answer as `T`.
+    ///
+    /// ```swift
+    /// let gone: Tab = try await api.delete("/restaurants/11/tabs/t1")
+    /// ```
     public func delete<T: Decodable>(_ path: String, as type: T.Type = T.self, options: RequestOptions = .init()) async throws -> T {
         try await perform("DELETE", path: path, query: [:], body: nil, options: options, as: T.self)
     }
 
-    /// DELETE, the answer as JSON (nil for 204). Usage: `try await api.delete("/restaurants/11/tabs/t1")`
+    /// Deletes a resource; the answer as JSON, nil for the usual 204.
+    ///
+    /// ```swift
+    /// try await api.delete("/restaurants/11/tabs/t1")
+    /// ```
     @discardableResult
     public func delete(_ path: String, options: RequestOptions = .init()) async throws -> JSONValue? {
         try await perform("DELETE", path: path, query: [:], body: nil, options: options, as: JSONValue?.self)
@@ -123,7 +191,11 @@ extension ProfirestApi {
 
     // MARK: Any method
 
-    /// Any method, decoded as `T`. Usage: `let r: Order = try await api.request("POST", "/restaurants/11/orders", body: ["quote_id": "q1"])`
+    /// Sends any method and decodes the answer as `T`, for methods and paths the typed calls do not cover.
+    ///
+    /// ```swift
+    /// let r: Order = try await api.request("POST", "/restaurants/11/orders", body: ["quote_id": "q1"])
+    /// ```
     public func request<T: Decodable>(
         _ method: String, _ path: String, body: RequestBody? = nil, as type: T.Type = T.self,
         options: RequestOptions = .init()
@@ -131,14 +203,22 @@ extension ProfirestApi {
         try await perform(method, path: path, query: [:], body: body, options: options, as: T.self)
     }
 
-    /// Any method with a model body, decoded as `T`. Usage: `let r: Order = try await api.request("POST", path, body: orderCreate)`
+    /// Sends any method with a model body (as JSON) and decodes the answer as `T`.
+    ///
+    /// ```swift
+    /// let r: Order = try await api.request("POST", path, body: orderCreate)
+    /// ```
     public func request<T: Decodable, B: Encodable>(
         _ method: String, _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
         try await send(model: method, path, body: body, options: options, as: T.self)
     }
 
-    /// Any method, the answer as JSON. Usage: `try await api.request("DELETE", "/restaurants/11/tabs/t1")`
+    /// Sends any method and returns the answer as JSON.
+    ///
+    /// ```swift
+    /// try await api.request("DELETE", "/restaurants/11/tabs/t1")
+    /// ```
     @discardableResult
     public func request(
         _ method: String, _ path: String, body: RequestBody? = nil, options: RequestOptions = .init()
@@ -146,7 +226,11 @@ extension ProfirestApi {
         try await perform(method, path: path, query: [:], body: body, options: options, as: JSONValue?.self)
     }
 
-    /// Any method with a model body, the answer as JSON. Usage: `try await api.request("PUT", path, body: update)`
+    /// Sends any method with a model body (as JSON) and returns the answer as JSON.
+    ///
+    /// ```swift
+    /// try await api.request("PUT", path, body: update)
+    /// ```
     @discardableResult
     public func request<B: Encodable>(
         _ method: String, _ path: String, body: B, options: RequestOptions = .init()
@@ -156,8 +240,11 @@ extension ProfirestApi {
 
     // MARK: Status, headers and bytes
 
-    /// Any method; the successful response with status, headers and bytes (ETag, Location…).
-    /// Usage: `let r = try await api.send("GET", "/customers/\(id)"); let etag = r.header("ETag")`
+    /// Sends any method and returns the whole successful response, for its status and headers (ETag, Location).
+    ///
+    /// ```swift
+    /// let r = try await api.send("GET", "/customers/\(id)"); let etag = r.header("ETag")
+    /// ```
     @discardableResult
     public func send(
         _ method: String, _ path: String, body: RequestBody? = nil, options: RequestOptions = .init()
@@ -166,8 +253,11 @@ extension ProfirestApi {
         return APIResponse(status: response.status, headers: response.headers, data: response.data)
     }
 
-    /// Any method with a model body; the successful response with status, headers and bytes.
-    /// Usage: `let r = try await api.send("POST", "/restaurants/11/orders", body: orderCreate); r.header("Location")`
+    /// Sends any method with a model body (as JSON) and returns the whole successful response.
+    ///
+    /// ```swift
+    /// let r = try await api.send("POST", "/restaurants/11/orders", body: orderCreate); r.header("Location")
+    /// ```
     @discardableResult
     public func send<B: Encodable>(
         _ method: String, _ path: String, body: B, options: RequestOptions = .init()

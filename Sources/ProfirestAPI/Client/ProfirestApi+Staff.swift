@@ -7,7 +7,10 @@ import Foundation
 extension ProfirestApi {
     /// Signs an employee in with a PIN or a card (`POST /v2/restaurants/{id}/staff/sessions`); later requests
     /// carry their token. A shared PIN throws `staff_ambiguous` with `candidates`: set `employeeId` and call again.
-    /// Usage: `try await api.signInStaff(restaurantID: rid, credential: StaffCredential(method: "pin", secret: pin))`
+    ///
+    /// ```swift
+    /// try await api.signInStaff(restaurantID: rid, credential: StaffCredential(method: "pin", secret: pin))
+    /// ```
     @discardableResult
     public func signInStaff(restaurantID: String, credential: StaffCredential) async throws -> StaffSession {
         // staff: .none — a sign-in must not carry the previous employee's token.
@@ -19,7 +22,10 @@ extension ProfirestApi {
 
     /// Signs the employee out: forgets the session here at once, then tells the server
     /// (`DELETE /v2/staff/sessions/current`), best effort. With `token`, signs out that session instead.
-    /// Usage: `await api.signOutStaff()`
+    ///
+    /// ```swift
+    /// await api.signOutStaff()
+    /// ```
     public func signOutStaff(token: String? = nil) async {
         guard let ended = identity.signOutStaff(token: token) else { return }
         // Best effort: the session ends by itself on the server after its idle timeout anyway.
@@ -27,6 +33,9 @@ extension ProfirestApi {
     }
 
     /// The signed-in employee (never their token); nil when nobody is, or the session has ended.
-    /// Usage: `if let staff = api.staff { title = staff.name }`
+    ///
+    /// ```swift
+    /// if let staff = api.staff { title = staff.name }
+    /// ```
     public var staff: StaffInfo? { identity.staff }
 }

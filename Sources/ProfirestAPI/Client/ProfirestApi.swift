@@ -14,7 +14,11 @@ import Foundation
 /// let api = ProfirestApi(options: .init(clientID: "profirest-dochazka", storage: MemoryTokenStorage()))
 /// ```
 public final class ProfirestApi: Sendable {
-    /// The options this client was made with. Usage: `api.options.baseURL`
+    /// The options this client was made with.
+    ///
+    /// ```swift
+    /// api.options.baseURL
+    /// ```
     public let options: Options
 
     let base: Result<APIBase, ProfirestUsageError>
@@ -22,7 +26,11 @@ public final class ProfirestApi: Sendable {
     /// Pairing, consent, tokens and the staff session (Auth/); the pipeline reaches it through `IdentityAuthorizer`.
     let identity: Identity
 
-    /// A client for one connection. Usage: `let api = ProfirestApi(options: .init(baseURL: "http://127.0.0.1:8080"))`
+    /// A client for one connection.
+    ///
+    /// ```swift
+    /// let api = ProfirestApi(options: .init(baseURL: "http://127.0.0.1:8080"))
+    /// ```
     public convenience init(options: Options) {
         self.init(options: options, authorizer: nil)
     }
@@ -56,7 +64,10 @@ public final class ProfirestApi: Sendable {
     }
 
     /// A new UUIDv7 (RFC 9562) for record ids, strictly increasing within the process.
-    /// Usage: `let id: String = ProfirestApi.uuid()`
+    ///
+    /// ```swift
+    /// let id: String = ProfirestApi.uuid()
+    /// ```
     public static func uuid() -> String { UUIDv7.make(now: Date()) }
 
     var errorFactory: ErrorFactory { pipeline.settings.errors() }

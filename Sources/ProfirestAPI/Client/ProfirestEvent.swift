@@ -13,91 +13,221 @@ import Foundation
 /// }))
 /// ```
 public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
-    /// An attempt of a request is about to be sent. Usage: `case .attemptStarted(let attempt):`
+    /// An attempt of a request is about to be sent.
+    ///
+    /// ```swift
+    /// case .attemptStarted(let attempt):
+    /// ```
     case attemptStarted(Attempt)
     /// An attempt ended: with an answer (`status`), or without one (`status` 0, `errorCode` network_error or
-    /// timeout). Usage: `case .attemptFinished(let attempt, let result):`
+    /// timeout).
+    ///
+    /// ```swift
+    /// case .attemptFinished(let attempt, let result):
+    /// ```
     case attemptFinished(Attempt, AttemptResult)
-    /// The library waits `delay` seconds before the next attempt. Usage: `case .retryScheduled(let attempt, let delay, let reason):`
+    /// The library waits `delay` seconds before the next attempt.
+    ///
+    /// ```swift
+    /// case .retryScheduled(let attempt, let delay, let reason):
+    /// ```
     case retryScheduled(Attempt, delay: TimeInterval, reason: RetryReason)
     /// New tokens: refreshed by this process, or found already refreshed by another sharing the storage.
-    /// Usage: `case .tokenRefreshed(let byThisProcess):`
+    ///
+    /// ```swift
+    /// case .tokenRefreshed(let byThisProcess):
+    /// ```
     case tokenRefreshed(byThisProcess: Bool)
-    /// The device was paired, or a partner connected. Usage: `case .paired:`
+    /// The device was paired, or a partner connected.
+    ///
+    /// ```swift
+    /// case .paired:
+    /// ```
     case paired
     /// The connection was forgotten: `requested` by `unpair()`, or `invalid_grant` when the server ended it.
-    /// Usage: `case .unpaired(let reason):`
+    ///
+    /// ```swift
+    /// case .unpaired(let reason):
+    /// ```
     case unpaired(reason: String)
     /// Revoking a grant on the server failed (it stays valid until it expires); the code says why.
-    /// Usage: `case .revocationFailed(let code):`
+    ///
+    /// ```swift
+    /// case .revocationFailed(let code):
+    /// ```
     case revocationFailed(code: String)
-    /// An employee signed in. Usage: `case .staffSignedIn(let employeeID):`
+    /// An employee signed in.
+    ///
+    /// ```swift
+    /// case .staffSignedIn(let employeeID):
+    /// ```
     case staffSignedIn(employeeID: String)
     /// The staff session ended: `expired` (inactivity or its maximum, or the server ended it) or signed out.
-    /// Usage: `case .staffSessionEnded(let employeeID, let expired):`
+    ///
+    /// ```swift
+    /// case .staffSessionEnded(let employeeID, let expired):
+    /// ```
     case staffSessionEnded(employeeID: String, expired: Bool)
     /// The event feed's reading changed: connected to the stream, the stream dropped, or polling.
-    /// Usage: `case .feed(let change):`
+    ///
+    /// ```swift
+    /// case .feed(let change):
+    /// ```
     case feed(FeedChange)
     /// The outbox took a write in, delivered it, or it was refused for good or is waiting.
-    /// Usage: `case .outbox(let change):`
+    ///
+    /// ```swift
+    /// case .outbox(let change):
+    /// ```
     case outbox(OutboxChange)
 
-    /// One attempt of one request, as much as is safe to log. Usage: `attempt.method`
+    /// One attempt of one request, as much as is safe to log.
+    ///
+    /// ```swift
+    /// attempt.method
+    /// ```
     public struct Attempt: Sendable, Hashable {
-        /// GET, POST, … Usage: `attempt.method`
+        /// GET, POST, …
+        ///
+        /// ```swift
+        /// attempt.method
+        /// ```
         public let method: String
-        /// The URL's path, without the query (a query may carry a signature). Usage: `attempt.path`
+        /// The URL's path, without the query (a query may carry a signature).
+        ///
+        /// ```swift
+        /// attempt.path
+        /// ```
         public let path: String
-        /// 1 for the first attempt. Usage: `attempt.number`
+        /// 1 for the first attempt.
+        ///
+        /// ```swift
+        /// attempt.number
+        /// ```
         public let number: Int
-        /// The request's Idempotency-Key, if it has one. Usage: `attempt.idempotencyKey`
+        /// The request's Idempotency-Key, if it has one.
+        ///
+        /// ```swift
+        /// attempt.idempotencyKey
+        /// ```
         public let idempotencyKey: String?
     }
 
-    /// How an attempt ended. Usage: `result.status`
+    /// How an attempt ended.
+    ///
+    /// ```swift
+    /// result.status
+    /// ```
     public struct AttemptResult: Sendable, Hashable {
-        /// The HTTP status; 0 when no answer came. Usage: `result.status`
+        /// The HTTP status; 0 when no answer came.
+        ///
+        /// ```swift
+        /// result.status
+        /// ```
         public let status: Int
-        /// How long the attempt took, in seconds. Usage: `result.duration`
+        /// How long the attempt took, in seconds.
+        ///
+        /// ```swift
+        /// result.duration
+        /// ```
         public let duration: TimeInterval
-        /// The server's Profirest-Request-Id, for support. Usage: `result.requestID`
+        /// The server's Profirest-Request-Id, for support.
+        ///
+        /// ```swift
+        /// result.requestID
+        /// ```
         public let requestID: String?
-        /// The error's catalog or library code; nil for a success. Usage: `result.errorCode`
+        /// The error's catalog or library code; nil for a success.
+        ///
+        /// ```swift
+        /// result.errorCode
+        /// ```
         public let errorCode: String?
     }
 
-    /// Why the library waits before the next attempt. Usage: `reason == .retryAfter`
+    /// Why the library waits before the next attempt.
+    ///
+    /// ```swift
+    /// reason == .retryAfter
+    /// ```
     public enum RetryReason: String, Sendable, Hashable {
-        /// The server's Retry-After. Usage: `.retryAfter`
+        /// The server's Retry-After.
+        ///
+        /// ```swift
+        /// .retryAfter
+        /// ```
         case retryAfter = "retry_after"
-        /// The doubling delay with jitter. Usage: `.backoff`
+        /// The doubling delay with jitter.
+        ///
+        /// ```swift
+        /// .backoff
+        /// ```
         case backoff
     }
 
-    /// A change in how the event feed is read. Usage: `case .connected:`
+    /// A change in how the event feed is read.
+    ///
+    /// ```swift
+    /// case .connected:
+    /// ```
     public enum FeedChange: String, Sendable, Hashable {
-        /// The live stream is connected. Usage: `.connected`
+        /// The live stream is connected.
+        ///
+        /// ```swift
+        /// .connected
+        /// ```
         case connected
-        /// The stream connection ended or could not be made. Usage: `.dropped`
+        /// The stream connection ended or could not be made.
+        ///
+        /// ```swift
+        /// .dropped
+        /// ```
         case dropped
-        /// The feed is polled (the stream is not served, or dropped three times in a row). Usage: `.polling`
+        /// The feed is polled (the stream is not served, or dropped three times in a row).
+        ///
+        /// ```swift
+        /// .polling
+        /// ```
         case polling
     }
 
-    /// What happened to a write in the outbox. Usage: `case .delivered(let id):`
+    /// What happened to a write in the outbox.
+    ///
+    /// ```swift
+    /// case .delivered(let id):
+    /// ```
     public enum OutboxChange: Sendable, Hashable {
-        /// Journaled. Usage: `case .enqueued(let id):`
+        /// Journaled.
+        ///
+        /// ```swift
+        /// case .enqueued(let id):
+        /// ```
         case enqueued(id: String)
-        /// The server recorded it. Usage: `case .delivered(let id):`
+        /// The server recorded it.
+        ///
+        /// ```swift
+        /// case .delivered(let id):
+        /// ```
         case delivered(id: String)
-        /// Refused for good, with the code. Usage: `case .refused(let id, let code):`
+        /// Refused for good, with the code.
+        ///
+        /// ```swift
+        /// case .refused(let id, let code):
+        /// ```
         case refused(id: String, code: String)
-        /// Still waiting after an attempt, with the code of its failure. Usage: `case .waiting(let id, let code):`
+        /// Still waiting after an attempt, with the code of its failure.
+        ///
+        /// ```swift
+        /// case .waiting(let id, let code):
+        /// ```
         case waiting(id: String, code: String)
     }
 
-    /// One line for a log. Usage: `print(event)`
+    /// One line for a log.
+    ///
+    /// ```swift
+    /// print(event)
+    /// ```
     public var description: String {
         switch self {
         case .attemptStarted(let a):

@@ -7,30 +7,78 @@
 public enum QueryValue: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
 {
-    /// A text value. Usage: `["channel": .string(channel)]`
+    /// A text value.
+    ///
+    /// ```swift
+    /// ["channel": .string(channel)]
+    /// ```
     case string(String)
-    /// An integer. Usage: `["limit": .int(50)]`
+    /// An integer.
+    ///
+    /// ```swift
+    /// ["limit": .int(50)]
+    /// ```
     case int(Int)
-    /// A decimal number. Usage: `["lat": .double(50.08)]`
+    /// A decimal number.
+    ///
+    /// ```swift
+    /// ["lat": .double(50.08)]
+    /// ```
     case double(Double)
-    /// `true` or `false`. Usage: `["active": .bool(true)]`
+    /// `true` or `false`.
+    ///
+    /// ```swift
+    /// ["active": .bool(true)]
+    /// ```
     case bool(Bool)
-    /// Several values, joined with commas. Usage: `["types": .list(["a", "b"])]`
+    /// Several values, joined with commas.
+    ///
+    /// ```swift
+    /// ["types": .list(["a", "b"])]
+    /// ```
     case list([String])
-    /// Left out of the URL. Usage: `["cursor": cursor.map(QueryValue.string) ?? .omitted]`
+    /// Left out of the URL.
+    ///
+    /// ```swift
+    /// ["cursor": cursor.map(QueryValue.string) ?? .omitted]
+    /// ```
     case omitted
 
-    /// Usage: `let v: QueryValue = "pos"`
+    /// A text parameter written as a string literal.
+    ///
+    /// ```swift
+    /// let v: QueryValue = "pos"
+    /// ```
     public init(stringLiteral value: String) { self = .string(value) }
-    /// Usage: `let v: QueryValue = 50`
+    /// A whole-number parameter written as an integer literal.
+    ///
+    /// ```swift
+    /// let v: QueryValue = 50
+    /// ```
     public init(integerLiteral value: Int) { self = .int(value) }
-    /// Usage: `let v: QueryValue = 1.5`
+    /// A decimal parameter written as a floating-point literal.
+    ///
+    /// ```swift
+    /// let v: QueryValue = 1.5
+    /// ```
     public init(floatLiteral value: Double) { self = .double(value) }
-    /// Usage: `let v: QueryValue = true`
+    /// A `true`/`false` parameter written as a Boolean literal.
+    ///
+    /// ```swift
+    /// let v: QueryValue = true
+    /// ```
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-    /// Usage: `let v: QueryValue = ["order.created", "order.paid"]`
+    /// A comma-separated list parameter written as an array literal.
+    ///
+    /// ```swift
+    /// let v: QueryValue = ["order.created", "order.paid"]
+    /// ```
     public init(arrayLiteral elements: String...) { self = .list(elements) }
-    /// Usage: `let v: QueryValue = nil`
+    /// A parameter left out of the query, written as `nil`.
+    ///
+    /// ```swift
+    /// let v: QueryValue = nil
+    /// ```
     public init(nilLiteral: ()) { self = .omitted }
 
     /// The encoded value, or nil when it is to be left out.

@@ -14,27 +14,47 @@ public struct RequestBody: Sendable, Hashable, ExpressibleByDictionaryLiteral, E
 
     let content: Content
 
-    /// A JSON body. Usage: `body: .json(value)`
+    /// A JSON body.
+    ///
+    /// ```swift
+    /// body: .json(value)
+    /// ```
     public static func json(_ value: JSONValue) -> RequestBody { RequestBody(content: .json(value)) }
 
-    /// Raw bytes sent as they are. Usage: `body: .data(zipData, contentType: "application/zip")`
+    /// Raw bytes sent as they are.
+    ///
+    /// ```swift
+    /// body: .data(zipData, contentType: "application/zip")
+    /// ```
     public static func data(_ bytes: Data, contentType: String) -> RequestBody {
         RequestBody(content: .raw(bytes, contentType: contentType))
     }
 
-    /// Text sent as UTF-8. Usage: `body: .text("note", contentType: "text/plain; charset=utf-8")`
+    /// Text sent as UTF-8.
+    ///
+    /// ```swift
+    /// body: .text("note", contentType: "text/plain; charset=utf-8")
+    /// ```
     public static func text(_ text: String, contentType: String = "text/plain; charset=utf-8") -> RequestBody {
         RequestBody(content: .raw(Data(text.utf8), contentType: contentType))
     }
 
-    /// Usage: `body: ["name": "Jana Nováková"]`
+    /// A JSON object body written as a dictionary literal.
+    ///
+    /// ```swift
+    /// body: ["name": "Jana Nováková"]
+    /// ```
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         var object: [String: JSONValue] = [:]
         for (key, value) in elements { object[key] = value }
         content = .json(.object(object))
     }
 
-    /// Usage: `body: [["id": "p1"], ["id": "p2"]]`
+    /// A JSON array body written as an array literal.
+    ///
+    /// ```swift
+    /// body: [["id": "p1"], ["id": "p2"]]
+    /// ```
     public init(arrayLiteral elements: JSONValue...) { content = .json(.array(elements)) }
 
     init(content: Content) { self.content = content }

@@ -11,7 +11,11 @@ public enum IdempotencyKeyOption: Sendable, Hashable, ExpressibleByStringLiteral
     /// Your own key, stored with the record so a repeat after a restart is recognised.
     case key(String)
 
-    /// Usage: `let option: IdempotencyKeyOption = "order-42"`
+    /// Your own key, written as a string literal: the same as `.key(…)`.
+    ///
+    /// ```swift
+    /// let option: IdempotencyKeyOption = "order-42"
+    /// ```
     public init(stringLiteral value: String) { self = .key(value) }
 }
 

@@ -4,13 +4,25 @@ import Foundation
 // of a failed call must not log those (RedactedFields.swift).
 
 extension RequestOptions: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// Every option; tokens and credential headers only as `<redacted>`. Usage: `print(options)`
+    /// Every option; tokens and credential headers only as `<redacted>`.
+    ///
+    /// ```swift
+    /// print(options)
+    /// ```
     public var description: String { RedactedFields.description(of: "RequestOptions", safeFields) }
 
-    /// The same as `description`. Usage: `debugPrint(options)`
+    /// The same as `description`.
+    ///
+    /// ```swift
+    /// debugPrint(options)
+    /// ```
     public var debugDescription: String { description }
 
-    /// What `dump` and debuggers show: the same fields as `description`. Usage: `dump(options)`
+    /// What `dump` and debuggers show: the same fields as `description`.
+    ///
+    /// ```swift
+    /// dump(options)
+    /// ```
     public var customMirror: Mirror { Mirror(self, children: safeFields, displayStyle: .struct) }
 
     private var safeFields: [Mirror.Child] {
@@ -24,7 +36,11 @@ extension RequestOptions: CustomStringConvertible, CustomDebugStringConvertible,
 }
 
 extension AuthOption: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `auto`, `none` or `bearer(<redacted>)`. Usage: `print(options.auth)`
+    /// `auto`, `none` or `bearer(<redacted>)`.
+    ///
+    /// ```swift
+    /// print(options.auth)
+    /// ```
     public var description: String {
         switch self {
         case .auto: return "auto"
@@ -33,15 +49,27 @@ extension AuthOption: CustomStringConvertible, CustomDebugStringConvertible, Cus
         }
     }
 
-    /// The same as `description`. Usage: `debugPrint(options.auth)`
+    /// The same as `description`.
+    ///
+    /// ```swift
+    /// debugPrint(options.auth)
+    /// ```
     public var debugDescription: String { description }
 
-    /// No children, so `dump` shows the description and never the token. Usage: `dump(options.auth)`
+    /// No children, so `dump` shows the description and never the token.
+    ///
+    /// ```swift
+    /// dump(options.auth)
+    /// ```
     public var customMirror: Mirror { Mirror(self, children: [Mirror.Child](), displayStyle: .enum) }
 }
 
 extension StaffOption: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `auto`, `required`, `none` or `token(<redacted>)`. Usage: `print(options.staff)`
+    /// `auto`, `required`, `none` or `token(<redacted>)`.
+    ///
+    /// ```swift
+    /// print(options.staff)
+    /// ```
     public var description: String {
         switch self {
         case .auto: return "auto"
@@ -51,9 +79,17 @@ extension StaffOption: CustomStringConvertible, CustomDebugStringConvertible, Cu
         }
     }
 
-    /// The same as `description`. Usage: `debugPrint(options.staff)`
+    /// The same as `description`.
+    ///
+    /// ```swift
+    /// debugPrint(options.staff)
+    /// ```
     public var debugDescription: String { description }
 
-    /// No children, so `dump` shows the description and never the token. Usage: `dump(options.staff)`
+    /// No children, so `dump` shows the description and never the token.
+    ///
+    /// ```swift
+    /// dump(options.staff)
+    /// ```
     public var customMirror: Mirror { Mirror(self, children: [Mirror.Child](), displayStyle: .enum) }
 }

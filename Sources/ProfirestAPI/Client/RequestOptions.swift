@@ -6,31 +6,78 @@ import Foundation
 /// let catalog: Catalog = try await api.get("/restaurants/11/catalog", options: .init(query: ["channel": "pos"]))
 /// ```
 public struct RequestOptions: Sendable, Hashable {
-    /// Query parameters; empty values are left out, lists joined with commas. Usage: `.init(query: ["limit": 50])`
+    /// Query parameters; empty values are left out, lists joined with commas.
+    ///
+    /// ```swift
+    /// .init(query: ["limit": 50])
+    /// ```
     public var query: [String: QueryValue]
-    /// The Idempotency-Key: `.auto` (POST only), `.none`, `.key(…)` or a string. Usage: `.init(idempotencyKey: "k1")`
+    /// The Idempotency-Key: `.auto` (POST only), `.none`, `.key(…)` or a string.
+    ///
+    /// ```swift
+    /// .init(idempotencyKey: "k1")
+    /// ```
     public var idempotencyKey: IdempotencyKeyOption
-    /// `If-Match`, e.g. the ETag of a read. Usage: `.init(ifMatch: r.header("ETag"))`
+    /// `If-Match`, e.g. the ETag of a read.
+    ///
+    /// ```swift
+    /// .init(ifMatch: r.header("ETag"))
+    /// ```
     public var ifMatch: String?
-    /// `If-None-Match`; a 304 answer then returns with status 304 and no body. Usage: `.init(ifNoneMatch: etag)`
+    /// `If-None-Match`; a 304 answer then returns with status 304 and no body.
+    ///
+    /// ```swift
+    /// .init(ifNoneMatch: etag)
+    /// ```
     public var ifNoneMatch: String?
-    /// The staff token: `.auto`, `.required`, `.none`, `.token(…)`. Usage: `.init(staff: .required)`
+    /// The staff token: `.auto`, `.required`, `.none`, `.token(…)`.
+    ///
+    /// ```swift
+    /// .init(staff: .required)
+    /// ```
     public var staff: StaffOption
-    /// Retries for this request instead of the client's `retries`. Usage: `.init(retries: 0)`
+    /// Retries for this request instead of the client's `retries`.
+    ///
+    /// ```swift
+    /// .init(retries: 0)
+    /// ```
     public var retries: Int?
-    /// The limit of one attempt, body included, instead of the client's `timeout`. Usage: `.init(timeout: 120)`
+    /// The limit of one attempt, body included, instead of the client's `timeout`.
+    ///
+    /// ```swift
+    /// .init(timeout: 120)
+    /// ```
     public var timeout: TimeInterval?
-    /// The `Accept` header (default `application/json`). Usage: `.init(accept: "application/zip")`
+    /// The `Accept` header (default `application/json`).
+    ///
+    /// ```swift
+    /// .init(accept: "application/zip")
+    /// ```
     public var accept: String?
-    /// The `Content-Type` of the body instead of the body's own. Usage: `.init(contentType: "application/merge-patch+json")`
+    /// The `Content-Type` of the body instead of the body's own.
+    ///
+    /// ```swift
+    /// .init(contentType: "application/merge-patch+json")
+    /// ```
     public var contentType: String?
     /// Extra headers. `Authorization` and `Profirest-Staff-Token` are set through `auth` and `staff` only.
-    /// Usage: `.init(headers: ["X-Trace": traceID])`
+    ///
+    /// ```swift
+    /// .init(headers: ["X-Trace": traceID])
+    /// ```
     public var headers: [String: String]
-    /// The `Authorization`: `.auto`, `.none` or `.bearer(…)`. Usage: `.init(auth: .none)`
+    /// The `Authorization`: `.auto`, `.none` or `.bearer(…)`.
+    ///
+    /// ```swift
+    /// .init(auth: .none)
+    /// ```
     public var auth: AuthOption
 
-    /// Usage: `RequestOptions(query: ["channel": "pos"], staff: .required)`
+    /// Options for one request; every option left out keeps the client's behaviour.
+    ///
+    /// ```swift
+    /// RequestOptions(query: ["channel": "pos"], staff: .required)
+    /// ```
     public init(
         query: [String: QueryValue] = [:], idempotencyKey: IdempotencyKeyOption = .auto, ifMatch: String? = nil,
         ifNoneMatch: String? = nil, staff: StaffOption = .auto, retries: Int? = nil, timeout: TimeInterval? = nil,
