@@ -47,22 +47,3 @@ struct IdentityContext: Sendable {
         return OAuthClient(clientID: clientID, clientSecret: clientSecret)
     }
 }
-
-/// The reference's retry table for a call outside the request pipeline: the client's `retries`, the doubling
-/// `retryDelay` with the pipeline's jitter, and a Retry-After that wins unless it is longer than `maxRetryWait`.
-struct RetrySchedule: Sendable {
-    var retries = 3
-    var retryDelay: TimeInterval = 1
-    var maxRetryWait: TimeInterval = 30
-    /// 0..<1 for the backoff jitter; tests pin it.
-    var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
-
-    /// The wait before retry number `retriesUsed + 1` (at most `limit`), or nil when `failure` goes to the caller.
-    func wait(after failure: ProfirestAPIError, retriesUsed: Int, limit: Int) -> TimeInterval? {
-        guard failure.retryable, retriesUsed < limit else { return nil }
-        if let seconds = failure.retryAfter {
-            return Double(seconds) > maxRetryWait ? nil : Double(seconds)
-        }
-        return Backoff.delay(retry: retriesUsed, base: retryDelay, unit: random())
-    }
-}

@@ -17,9 +17,7 @@ extension ProfirestApi {
             store: StateStore(storage: options.storage, key: options.effectiveStorageKey), endpoint: endpoint,
             clientID: options.clientID, clientSecret: options.clientSecret, baseURL: root, clock: settings.clock,
             sleep: settings.sleep, observe: settings.observe,
-            retry: RetrySchedule(
-                retries: max(0, settings.retries), retryDelay: settings.retryDelay, maxRetryWait: settings.maxRetryWait,
-                random: settings.random))
+            retry: settings.retrySchedule)
         let errors = settings.errors()
         var onUnpaired: (@Sendable () -> Void)?
         var onStaffExpired = options.onStaffExpired

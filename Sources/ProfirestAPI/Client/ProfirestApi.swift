@@ -70,5 +70,8 @@ public final class ProfirestApi: Sendable {
     /// ```
     public static func uuid() -> String { UUIDv7.make(now: Date()) }
 
-    var errorFactory: ErrorFactory { pipeline.settings.errors() }
+    /// The resolved options the layers above the pipeline (the outbox, the event feed) work with.
+    var settings: PipelineSettings { pipeline.settings }
+
+    var errorFactory: ErrorFactory { settings.errors() }
 }

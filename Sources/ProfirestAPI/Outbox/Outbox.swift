@@ -78,7 +78,7 @@ public final class Outbox: Sendable {
         let (data, contentType) = try body.encoded()
         let entry = JournalEntry(
             id: key, kind: OutboxItem.Kind.request.rawValue, path: path, restaurantID: nil, body: data,
-            contentType: contentType, enqueuedAt: api.settingsClock(), attempts: 0, lastErrorCode: nil)
+            contentType: contentType, enqueuedAt: api.settings.clock(), attempts: 0, lastErrorCode: nil)
         return try await submit(entry)
     }
 
@@ -107,11 +107,11 @@ public final class Outbox: Sendable {
         guard !restaurantID.isEmpty, !restaurantID.contains("/") else {
             throw ProfirestUsageError("restaurantID \"\(restaurantID)\" is not a restaurant id")
         }
-        if punch.occurredAt == nil { punch.occurredAt = api.settingsClock() }
+        if punch.occurredAt == nil { punch.occurredAt = api.settings.clock() }
         let entry = JournalEntry(
             id: punch.id, kind: OutboxItem.Kind.punch.rawValue, path: "/restaurants/\(restaurantID)/attendance/punches",
             restaurantID: restaurantID, body: try JSONCoding.encode(punch), contentType: "application/json",
-            enqueuedAt: api.settingsClock(), attempts: 0, lastErrorCode: nil)
+            enqueuedAt: api.settings.clock(), attempts: 0, lastErrorCode: nil)
         return try await submit(entry)
     }
 
@@ -136,9 +136,9 @@ public final class Outbox: Sendable {
                 continue
             }
             let wait = after.lastFailure?.retryAfter.map(Double.init)
-                ?? Backoff.delay(retry: failedRounds, base: api.options.retryDelay, unit: api.pipeline.settings.random())
+                ?? Backoff.delay(retry: failedRounds, base: api.settings.retryDelay, unit: api.settings.random())
             failedRounds += 1
-            do { try await api.settingsSleep(min(wait, Backoff.cap)) } catch { return }
+            do { try await api.settings.sleep(min(wait, Backoff.cap)) } catch { return }
         }
     }
 
@@ -164,7 +164,7 @@ public final class Outbox: Sendable {
             }
             entries.append(entry)
         }
-        api.pipeline.settings.observe?(.outbox(.enqueued(id: entry.id)))
+        api.settings.observe?(.outbox(.enqueued(id: entry.id)))
         _ = state.withLock { $0.awaited.insert(entry.id) }
         defer { _ = state.withLock { $0.awaited.remove(entry.id) } }
         wakeRunner()
@@ -210,10 +210,6 @@ extension ProfirestApi {
     ) throws -> Outbox {
         try Outbox(api: self, path: path, capacity: capacity, onFailure: onFailure)
     }
-
-    func settingsClock() -> Date { pipeline.settings.clock() }
-
-    func settingsSleep(_ seconds: TimeInterval) async throws { try await pipeline.settings.sleep(seconds) }
 }
 
 extension ErrorCode {

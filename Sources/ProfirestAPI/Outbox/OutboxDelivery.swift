@@ -91,7 +91,7 @@ extension Outbox {
             } else {
                 let problem = (try? JSONCoding.encode(result["problem"] ?? .object([:]))) ?? Data()
                 let answer = APIResponse(status: status, headers: ["Content-Type": "application/problem+json"], data: problem)
-                verdicts[id] = verdict(api.errorFactory.fromResponse(answer, now: api.settingsClock()))
+                verdicts[id] = verdict(api.errorFactory.fromResponse(answer, now: api.settings.clock()))
             }
         }
         for entry in entries where verdicts[entry.id] == nil {
@@ -165,7 +165,7 @@ extension Outbox {
             // Not written: the settled writes stay and go again later, which the server answers from its records.
             return nil
         }
-        if let observe = api.pipeline.settings.observe {
+        if let observe = api.settings.observe {
             for entry in round {
                 switch verdicts[entry.id] {
                 case .delivered?: observe(.outbox(.delivered(id: entry.id)))

@@ -18,6 +18,11 @@ struct PipelineSettings: Sendable {
     /// The `observer` option; nil when nobody listens, so nothing is built for it.
     var observe: (@Sendable (ProfirestEvent) -> Void)? = nil
 
+    /// The retry table of this client.
+    var retrySchedule: RetrySchedule {
+        RetrySchedule(retries: max(0, retries), retryDelay: retryDelay, maxRetryWait: maxRetryWait, random: random)
+    }
+
     /// The error factory in the client's language, blanking `secrets` (the tokens and form secrets of an attempt)
     /// wherever a server echoes them.
     func errors(scrubbing secrets: [String] = []) -> ErrorFactory {

@@ -87,12 +87,8 @@ struct RequestPipeline: Sendable {
 
     /// The wait before the next attempt, or nil when the failure goes to the caller.
     func retryWait(_ failure: ProfirestAPIError, retriesUsed: Int, retries: Int, replayable: Bool) -> TimeInterval? {
-        guard failure.retryable, retriesUsed < retries, replayable else { return nil }
-        if let seconds = failure.retryAfter {
-            // Longer than we may wait: no waiting at all, the error (with its seconds) goes to the caller.
-            return Double(seconds) > settings.maxRetryWait ? nil : Double(seconds)
-        }
-        return Backoff.delay(retry: retriesUsed, base: settings.retryDelay, unit: settings.random())
+        guard replayable else { return nil }
+        return settings.retrySchedule.wait(after: failure, retriesUsed: retriesUsed, limit: retries)
     }
 
     /// The staff token this call sends, per the `staff` option; `.required` without a session fails before
