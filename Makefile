@@ -51,6 +51,8 @@ docs:
 	  || { cat .build/dump-symbol-graph.log; exit 1; }; } && \
 	cp "$$graphs"/ProfirestAPI.symbols.json $$(compgen -G "$$graphs/ProfirestAPI@*.symbols.json") $(SYMBOLGRAPH_DIR)/
 	$(PYTHON) tools/check_docs.py $(SYMBOLGRAPH_DIR)
+	$(PYTHON) tools/check_readme_map.py
+	$(PYTHON) tools/public_surface.py $(SYMBOLGRAPH_DIR)/ProfirestAPI.symbols.json
 	$(DOCC) convert Sources/ProfirestAPI/ProfirestAPI.docc --additional-symbol-graph-dir $(SYMBOLGRAPH_DIR) \
 		--fallback-display-name ProfirestAPI --fallback-bundle-identifier cz.profirest.api \
 		--output-dir .build/docs --warnings-as-errors

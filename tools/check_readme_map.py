@@ -1,0 +1,44 @@
+"""Fails when the README's "How it is built" section names a source file or folder that does not exist.
+
+The section is how a newcomer finds their way (where a POST gets its Idempotency-Key, where a 401 becomes a
+refresh, …); a file renamed or moved without the map following it would send them to nothing. Checked: every
+`Folder/File.swift` in backticks resolves under Sources/ProfirestAPI (or from the repository root), and every
+folder of the tree diagram's Sources/ProfirestAPI block exists.
+
+Usage: python3 tools/check_readme_map.py [README.md]
+"""
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    readme = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "README.md"
+    text = readme.read_text()
+    start = text.index("## How it is built")
+    end = text.find("\n## ", start + 1)
+    section = text[start:end if end != -1 else len(text)]
+    missing = []
+    for path in sorted(set(re.findall(r"`([A-Za-z0-9_+./-]+\.swift)`", section))):
+        if "/" not in path:
+            continue
+        if not ((ROOT / "Sources/ProfirestAPI" / path).exists() or (ROOT / path).exists()):
+            missing.append(path)
+    library = ROOT / "Sources/ProfirestAPI"
+    for folder in re.findall(r"^  ([A-Za-z]+)/ {2,}", section, re.M):
+        if not (library / folder).is_dir():
+            missing.append(f"Sources/ProfirestAPI/{folder}/")
+    for folder in library.iterdir():
+        if folder.is_dir() and not folder.name.endswith(".docc") and f"  {folder.name}/" not in section:
+            missing.append(f"(not in the map) Sources/ProfirestAPI/{folder.name}/")
+    if missing:
+        print("README 'How it is built' is out of date:\n  " + "\n  ".join(missing))
+        return 1
+    print("README 'How it is built': every named file and folder exists")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
