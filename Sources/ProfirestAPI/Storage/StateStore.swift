@@ -84,26 +84,23 @@ final class StateStore: Sendable {
     /// none to finish that refresh. Only the synchronous `authorizationURL` uses this one.
     @discardableResult
     func update<T>(_ transform: (inout StoredState) throws -> T) throws -> T {
-        try locked { access in
-            var state = try access.read()
-            let before = state
-            let result = try transform(&state)
-            if state != before { try access.write(state) }
-            return result
-        }
+        try locked { try Self.change($0, transform) }
     }
 
     /// Like `update`, from async code: waits for the lock on a thread of its own instead of blocking one of the
     /// cooperative pool's few threads, which a refresh holding the lock over a network call could stall.
     @discardableResult
     func updateAsync<T: Sendable>(_ transform: @escaping @Sendable (inout StoredState) throws -> T) async throws -> T {
-        try await exclusive { access in
-            var state = try access.read()
-            let before = state
-            let result = try transform(&state)
-            if state != before { try access.write(state) }
-            return result
-        }
+        try await exclusive { try Self.change($0, transform) }
+    }
+
+    /// One read-modify-write inside the lock; the document is written only when the transform changed it.
+    private static func change<T>(_ access: LockedState, _ transform: (inout StoredState) throws -> T) throws -> T {
+        var state = try access.read()
+        let before = state
+        let result = try transform(&state)
+        if state != before { try access.write(state) }
+        return result
     }
 
     /// Stores a new connection (a finished pairing or consent) and bumps the generation, both inside the lock:
