@@ -12,9 +12,11 @@ let strict: [SwiftSetting] = [
 // type-checks them and runs their logic tests. Not dependencies of ProfirestAPI, not products.
 // - AppleShims: Security, CryptoKit and CommonCrypto declarations as the platform files use them, backed by an
 //   in-memory keychain and the portable SHA-256 (a symlink to the library's file).
-// - WindowsShims: the WinSDK declarations FileLock+Windows.swift uses, backed by the file system and a lock table.
+// - WindowsShims: the WinSDK declarations the Windows files use (files, locks, the process token, SDDL security
+//   descriptors, LocalFree), backed by the file system, a handle and lock table, and a record of the security
+//   descriptor each file was created with.
 // - PlatformShims: symlinks to the platform files (KeychainTokenStorage, Crypto+CryptoKit, FileLock+Windows,
-//   TokenFile+Windows) plus the few library files they need (TokenStorage, StorageError, Crypto, PortableSHA256),
+//   TokenFile+Windows, OwnerOnlySecurity+Windows) plus the few library files they need (TokenStorage, StorageError, Crypto, PortableSHA256),
 //   built with PROFIREST_SHIMS. Symlinked sources rather than a dependency on ProfirestAPI,
 //   because the files extend internal types (`Crypto`) and a second copy of ProfirestAPI's public API would make
 //   every name ambiguous in the tests; the shim module's copies of those types are its own and internal to it.

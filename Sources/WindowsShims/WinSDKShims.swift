@@ -1,29 +1,77 @@
-// Test-only declaration shims of exactly the WinSDK API that Sources/ProfirestAPI/Storage/FileLock+Windows.swift uses,
-// so that file is type-checked and its logic tested on Linux (target PlatformShims, condition PROFIREST_SHIMS). Never
-// part of the ProfirestAPI library or any product.
+// Test-only declaration shims of exactly the WinSDK API that the library's Windows files use
+// (Sources/ProfirestAPI/Storage/FileLock+Windows.swift, TokenFile+Windows.swift, OwnerOnlySecurity+Windows.swift),
+// so those files are type-checked and their logic tested on Linux (target PlatformShims, condition PROFIREST_SHIMS).
+// Never part of the ProfirestAPI library or any product. This file: types, the file API and the handle table;
+// WinSDKSecurityShims.swift: the token, SID and security-descriptor API and LocalFree; WindowsShimControl.swift: what
+// the tests use to inject failures and to read what happened.
 //
 // Each C declaration is cited from its learn.microsoft.com page; the Swift spelling is how Swift imports it on
 // Windows: DWORD = UInt32 (C `unsigned long` is 32-bit there), pointer parameters implicitly unwrapped, and `BOOL`
 // results bridged to Swift `Bool` (the WindowsBool bridging and `INVALID_HANDLE_VALUE` are in Swift's WinSDK overlay,
-// https://github.com/swiftlang/swift/blob/main/stdlib/public/Windows/WinSDK.swift). NOT confirmed: the Swift type of
-// the flag macros (GENERIC_READ, FILE_SHARE_*, OPEN_ALWAYS, …). They are declared `Int` here; real Swift-on-Windows
-// code converts them with `DWORD(…)` exactly as the library does, which type-checks for any integer type.
+// https://github.com/swiftlang/swift/blob/main/stdlib/public/Windows/WinSDK.swift). NOT confirmed by compiling on
+// Windows: the Swift type of the flag macros (GENERIC_READ, FILE_SHARE_*, OPEN_ALWAYS, TOKEN_QUERY,
+// SDDL_REVISION_1, …). They are declared `Int` here; the library converts every one with `DWORD(…)`, which
+// type-checks for any integer type. Likewise not confirmed: whether an unannotated pointer field of an imported C
+// struct (TOKEN_USER.User.Sid, SECURITY_ATTRIBUTES.lpSecurityDescriptor) is `T?` or `T!` — the library's code reads
+// and writes them in ways that type-check either way. The calls as the library spells them match public Swift code
+// that runs on Windows (read for comparison, not copied); that is corroboration, not a compile here.
 //
-// Behaviour (backed by the real file system of this machine plus an in-process byte-range-free lock table):
-// CreateFileW with OPEN_ALWAYS opens or creates the file, failing with ERROR_PATH_NOT_FOUND when the folder is
-// missing; LockFileEx with LOCKFILE_EXCLUSIVE_LOCK (and without LOCKFILE_FAIL_IMMEDIATELY) waits until no other handle
-// holds the file's lock; UnlockFileEx releases it (ERROR_NOT_LOCKED when not held); CloseHandle releases what the
-// handle still holds. Only whole-file exclusive locks, as the library takes them, are modelled.
+// Behaviour, backed by the real file system of this machine plus an in-process table of handles, locks and the
+// security each file was created with:
+// - CreateFileW models OPEN_ALWAYS (open or create) and CREATE_NEW (create; ERROR_FILE_EXISTS when the file exists),
+//   ERROR_PATH_NOT_FOUND for a missing folder, and sharing (ERROR_SHARING_VIOLATION when an open handle's share mode
+//   refuses the access asked for, or the new share mode refuses an open handle's access). A file it creates records
+//   the security descriptor of lpSecurityAttributes, parsed from the SDDL it was made from — or "inherited from the
+//   folder" when there is none; an existing file's security is left as it was (as the CreateFileW page says).
+//   A descriptor pointer that is not a live one from ConvertStringSecurityDescriptorToSecurityDescriptorW (freed
+//   too early, say) fails with ERROR_INVALID_SECURITY_DESCR and is counted; so is an nLength that is not the size of
+//   SECURITY_ATTRIBUTES (that check is the shim's own strictness).
+// - WriteFile appends at the handle's position; WriteFile and FlushFileBuffers need GENERIC_WRITE.
+// - MoveFileExW renames atomically (rename(2)), replacing the target only with MOVEFILE_REPLACE_EXISTING, and moves
+//   the recorded security with the file, as a rename on one NTFS volume keeps the file's own ACL; it fails with
+//   ERROR_SHARING_VIOLATION while the source is open without FILE_SHARE_DELETE. DeleteFileW likewise.
+// - LockFileEx with LOCKFILE_EXCLUSIVE_LOCK (and without LOCKFILE_FAIL_IMMEDIATELY) waits until no other handle holds
+//   the file's lock; UnlockFileEx releases it (ERROR_NOT_LOCKED when not held); CloseHandle releases what the handle
+//   still holds. Only whole-file exclusive locks, as the library takes them, are modelled.
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef unsigned long DWORD;`
 public typealias DWORD = UInt32
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef unsigned long ULONG;`
+public typealias ULONG = UInt32
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef ULONG *PULONG;`
+public typealias PULONG = UnsafeMutablePointer<ULONG>
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef DWORD *LPDWORD;`
+public typealias LPDWORD = UnsafeMutablePointer<DWORD>
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef DWORD *PDWORD;`
+public typealias PDWORD = UnsafeMutablePointer<DWORD>
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef void *LPVOID;`
+public typealias LPVOID = UnsafeMutableRawPointer
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef CONST void *LPCVOID;`
+public typealias LPCVOID = UnsafeRawPointer
 /// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef PVOID HANDLE;`
 public typealias HANDLE = UnsafeMutableRawPointer
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef HANDLE *PHANDLE;`
+public typealias PHANDLE = UnsafeMutablePointer<HANDLE?>
 /// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef wchar_t WCHAR;` (16-bit)
 public typealias WCHAR = UInt16
 /// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef CONST WCHAR *LPCWSTR;`
 public typealias LPCWSTR = UnsafePointer<WCHAR>
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef WCHAR *LPWSTR;`
+public typealias LPWSTR = UnsafeMutablePointer<WCHAR>
+
+/// Swift's WinSDK overlay (https://github.com/swiftlang/swift/blob/main/stdlib/public/Windows/WinSDK.swift): C `BOOL`
+/// in struct fields. Function results of type `BOOL` are bridged to `Bool` and declared so below.
+public struct WindowsBool: ExpressibleByBooleanLiteral, Equatable {
+    var value: Int32
+    /// Usage: `attributes.bInheritHandle.boolValue`
+    public var boolValue: Bool { value != 0 }
+    public init(booleanLiteral value: Bool) { self.init(value) }
+    public init(_ value: Bool) { self.value = value ? 1 : 0 }
+}
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/minwinbase/ns-minwinbase-overlapped — fields reduced to
 /// what a zero-initialised OVERLAPPED for offset 0 needs (the real one has a union of Offset/OffsetHigh and Pointer).
@@ -37,10 +85,23 @@ public struct OVERLAPPED {
 }
 /// https://learn.microsoft.com/en-us/windows/win32/api/minwinbase/ns-minwinbase-overlapped — `LPOVERLAPPED`
 public typealias LPOVERLAPPED = UnsafeMutablePointer<OVERLAPPED>
-/// https://learn.microsoft.com/en-us/windows/win32/api/wtypesbase/ns-wtypesbase-security_attributes (opaque here;
-/// the library passes nil)
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/wtypesbase/ns-wtypesbase-security_attributes —
+/// `typedef struct _SECURITY_ATTRIBUTES { DWORD nLength; LPVOID lpSecurityDescriptor; BOOL bInheritHandle; }
+/// SECURITY_ATTRIBUTES, *PSECURITY_ATTRIBUTES, *LPSECURITY_ATTRIBUTES;` with the zero and memberwise initialisers
+/// Swift gives an imported C struct.
 public struct SECURITY_ATTRIBUTES {
-    public init() {}
+    public var nLength: DWORD
+    public var lpSecurityDescriptor: LPVOID?
+    public var bInheritHandle: WindowsBool
+    public init() {
+        self.init(nLength: 0, lpSecurityDescriptor: nil, bInheritHandle: false)
+    }
+    public init(nLength: DWORD, lpSecurityDescriptor: LPVOID?, bInheritHandle: WindowsBool) {
+        self.nLength = nLength
+        self.lpSecurityDescriptor = lpSecurityDescriptor
+        self.bInheritHandle = bInheritHandle
+    }
 }
 public typealias LPSECURITY_ATTRIBUTES = UnsafeMutablePointer<SECURITY_ATTRIBUTES>
 
@@ -53,35 +114,111 @@ public var FILE_SHARE_READ: Int { 0x1 }
 public var FILE_SHARE_WRITE: Int { 0x2 }
 public var FILE_SHARE_DELETE: Int { 0x4 }
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-createfilew — dwCreationDisposition
+public var CREATE_NEW: Int { 1 }
 public var OPEN_ALWAYS: Int { 4 }
-/// https://learn.microsoft.com/en-us/windows/win32/fileio/file-attribute-constants — `FILE_ATTRIBUTE_NORMAL 128 (0x80)`
+/// https://learn.microsoft.com/en-us/windows/win32/fileio/file-attribute-constants —
+/// `FILE_ATTRIBUTE_NORMAL 128 (0x80)`
 public var FILE_ATTRIBUTE_NORMAL: Int { 0x80 }
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-lockfileex — dwFlags values
 public var LOCKFILE_FAIL_IMMEDIATELY: Int { 0x1 }
 public var LOCKFILE_EXCLUSIVE_LOCK: Int { 0x2 }
+/// https://learn.microsoft.com/en-us/windows/win32/api/winbase/nf-winbase-movefileexw — dwFlags values
+/// `MOVEFILE_REPLACE_EXISTING 1 (0x1)`, `MOVEFILE_WRITE_THROUGH 8 (0x8)`
+public var MOVEFILE_REPLACE_EXISTING: Int { 0x1 }
+public var MOVEFILE_WRITE_THROUGH: Int { 0x8 }
 /// Swift's WinSDK overlay: `public var INVALID_HANDLE_VALUE: HANDLE { HANDLE(bitPattern: -1)! }`
 public var INVALID_HANDLE_VALUE: HANDLE { HANDLE(bitPattern: -1)! }
 
-/// https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-
+/// https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- and
+/// https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1300-1699-
+public var ERROR_FILE_NOT_FOUND: DWORD { 2 }
 public var ERROR_PATH_NOT_FOUND: DWORD { 3 }
+public var ERROR_ACCESS_DENIED: DWORD { 5 }
 public var ERROR_INVALID_HANDLE: DWORD { 6 }
+public var ERROR_SHARING_VIOLATION: DWORD { 32 }
 public var ERROR_LOCK_VIOLATION: DWORD { 33 }
+public var ERROR_FILE_EXISTS: DWORD { 80 }
+public var ERROR_INVALID_PARAMETER: DWORD { 87 }
+public var ERROR_INSUFFICIENT_BUFFER: DWORD { 122 }
 public var ERROR_NOT_LOCKED: DWORD { 158 }
+public var ERROR_ALREADY_EXISTS: DWORD { 183 }
+public var ERROR_UNKNOWN_REVISION: DWORD { 1305 }
+public var ERROR_INVALID_SID: DWORD { 1337 }
+public var ERROR_INVALID_SECURITY_DESCR: DWORD { 1338 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-createfilew —
 /// `HANDLE CreateFileW(LPCWSTR lpFileName, DWORD dwDesiredAccess, DWORD dwShareMode,
 /// LPSECURITY_ATTRIBUTES lpSecurityAttributes, DWORD dwCreationDisposition, DWORD dwFlagsAndAttributes,
-/// HANDLE hTemplateFile);` Only OPEN_ALWAYS is modelled.
+/// HANDLE hTemplateFile);` Only OPEN_ALWAYS and CREATE_NEW are modelled.
 public func CreateFileW(
     _ lpFileName: LPCWSTR!, _ dwDesiredAccess: DWORD, _ dwShareMode: DWORD,
     _ lpSecurityAttributes: LPSECURITY_ATTRIBUTES!, _ dwCreationDisposition: DWORD, _ dwFlagsAndAttributes: DWORD,
     _ hTemplateFile: HANDLE!
 ) -> HANDLE! {
-    precondition(dwCreationDisposition == DWORD(OPEN_ALWAYS), "the WinSDK shim models OPEN_ALWAYS only")
-    var length = 0
-    while lpFileName[length] != 0 { length += 1 }
-    let path = String(decoding: UnsafeBufferPointer(start: lpFileName, count: length), as: UTF16.self)
-    return WindowsFiles.shared.open(path)
+    precondition(
+        dwCreationDisposition == DWORD(OPEN_ALWAYS) || dwCreationDisposition == DWORD(CREATE_NEW),
+        "the WinSDK shim models OPEN_ALWAYS and CREATE_NEW only")
+    if let code = WindowsShimThread.enter("CreateFileW") { return fail(code, INVALID_HANDLE_VALUE) }
+    let path = string(lpFileName)
+    var security = FileSecurity.inheritedFromFolder
+    if let attributes = lpSecurityAttributes?.pointee {
+        guard attributes.nLength == DWORD(MemoryLayout<SECURITY_ATTRIBUTES>.size) else {
+            return fail(ERROR_INVALID_PARAMETER, INVALID_HANDLE_VALUE)
+        }
+        if let pointer = attributes.lpSecurityDescriptor {
+            guard let descriptor = LocalMemory.shared.descriptor(at: pointer) else {
+                WindowsShimThread.current.invalidDescriptorUses += 1
+                return fail(ERROR_INVALID_SECURITY_DESCR, INVALID_HANDLE_VALUE)
+            }
+            security = .descriptor(descriptor)
+        }
+    }
+    return WindowsFiles.shared.open(
+        path, access: dwDesiredAccess, share: dwShareMode, createNew: dwCreationDisposition == DWORD(CREATE_NEW),
+        security: security)
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-writefile —
+/// `BOOL WriteFile(HANDLE hFile, LPCVOID lpBuffer, DWORD nNumberOfBytesToWrite, LPDWORD lpNumberOfBytesWritten,
+/// LPOVERLAPPED lpOverlapped);` Synchronous only (lpOverlapped must be nil).
+public func WriteFile(
+    _ hFile: HANDLE!, _ lpBuffer: LPCVOID!, _ nNumberOfBytesToWrite: DWORD, _ lpNumberOfBytesWritten: LPDWORD!,
+    _ lpOverlapped: LPOVERLAPPED!
+) -> Bool {
+    precondition(lpOverlapped == nil, "the WinSDK shim models synchronous writes only")
+    if let code = WindowsShimThread.enter("WriteFile") { return fail(code, false) }
+    let bytes = Data(bytes: lpBuffer, count: Int(nNumberOfBytesToWrite))
+    guard WindowsFiles.shared.write(hFile, bytes) else { return false }
+    lpNumberOfBytesWritten?.pointee = nNumberOfBytesToWrite
+    return true
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-flushfilebuffers —
+/// `BOOL FlushFileBuffers(HANDLE hFile);` (the handle needs GENERIC_WRITE)
+public func FlushFileBuffers(_ hFile: HANDLE!) -> Bool {
+    if let code = WindowsShimThread.enter("FlushFileBuffers") { return fail(code, false) }
+    return WindowsFiles.shared.flush(hFile)
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/winbase/nf-winbase-movefileexw —
+/// `BOOL MoveFileExW(LPCWSTR lpExistingFileName, LPCWSTR lpNewFileName, DWORD dwFlags);`
+/// Only MOVEFILE_REPLACE_EXISTING and MOVEFILE_WRITE_THROUGH are modelled (a same-volume rename).
+public func MoveFileExW(_ lpExistingFileName: LPCWSTR!, _ lpNewFileName: LPCWSTR!, _ dwFlags: DWORD) -> Bool {
+    precondition(
+        dwFlags & ~DWORD(MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) == 0,
+        "the WinSDK shim models MOVEFILE_REPLACE_EXISTING and MOVEFILE_WRITE_THROUGH only")
+    if let code = WindowsShimThread.enter("MoveFileExW") { return fail(code, false) }
+    return WindowsFiles.shared.move(
+        string(lpExistingFileName), string(lpNewFileName),
+        replace: dwFlags & DWORD(MOVEFILE_REPLACE_EXISTING) != 0)
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-deletefilew —
+/// `BOOL DeleteFileW(LPCWSTR lpFileName);`
+@discardableResult
+public func DeleteFileW(_ lpFileName: LPCWSTR!) -> Bool {
+    if let code = WindowsShimThread.enter("DeleteFileW") { return fail(code, false) }
+    return WindowsFiles.shared.delete(string(lpFileName))
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-lockfileex —
@@ -93,6 +230,7 @@ public func LockFileEx(
     _ nNumberOfBytesToLockHigh: DWORD, _ lpOverlapped: LPOVERLAPPED!
 ) -> Bool {
     precondition(dwFlags & DWORD(LOCKFILE_EXCLUSIVE_LOCK) != 0, "the WinSDK shim models exclusive locks only")
+    if let code = WindowsShimThread.enter("LockFileEx") { return fail(code, false) }
     return WindowsFiles.shared.lock(hFile, failImmediately: dwFlags & DWORD(LOCKFILE_FAIL_IMMEDIATELY) != 0)
 }
 
@@ -104,14 +242,16 @@ public func UnlockFileEx(
     _ hFile: HANDLE!, _ dwReserved: DWORD, _ nNumberOfBytesToUnlockLow: DWORD, _ nNumberOfBytesToUnlockHigh: DWORD,
     _ lpOverlapped: LPOVERLAPPED!
 ) -> Bool {
-    WindowsFiles.shared.unlock(hFile)
+    if let code = WindowsShimThread.enter("UnlockFileEx") { return fail(code, false) }
+    return WindowsFiles.shared.unlock(hFile)
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/handleapi/nf-handleapi-closehandle —
-/// `BOOL CloseHandle(HANDLE hObject);`
+/// `BOOL CloseHandle(HANDLE hObject);` (file and access-token handles)
 @discardableResult
 public func CloseHandle(_ hObject: HANDLE!) -> Bool {
-    WindowsFiles.shared.close(hObject)
+    _ = WindowsShimThread.enter("CloseHandle")
+    return WindowsFiles.shared.close(hObject)
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/errhandlingapi/nf-errhandlingapi-getlasterror —
@@ -124,51 +264,194 @@ func setLastError(_ code: DWORD) {
     Thread.current.threadDictionary["WindowsShims.lastError"] = code
 }
 
-/// The handles and locks behind the WinSDK shims, for the process. Usage: `WindowsFiles.shared.openHandles`
+func fail<T>(_ code: DWORD, _ result: T) -> T {
+    setLastError(code)
+    return result
+}
+
+/// A NUL-terminated UTF-16 string as Swift text.
+func string(_ pointer: UnsafePointer<WCHAR>) -> String {
+    var length = 0
+    while pointer[length] != 0 { length += 1 }
+    return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF16.self)
+}
+
+/// How a file was created through CreateFileW. Usage: `WindowsFiles.shared.security(atPath: p) == .inheritedFromFolder`
+public enum FileSecurity: Equatable, Sendable {
+    /// Created without a security descriptor: Windows gives it what the folder passes on to new files.
+    case inheritedFromFolder
+    /// Created with this security descriptor.
+    case descriptor(SecurityDescriptorModel)
+}
+
+/// A file CreateFileW created, in the order of creation. Usage: `WindowsFiles.shared.creations(inFolder: f)`
+public struct FileCreation: Equatable, Sendable {
+    public let path: String
+    public let security: FileSecurity
+}
+
+/// The handles, locks and file security behind the WinSDK shims, for the process.
+/// Usage: `WindowsFiles.shared.openHandles`
 public final class WindowsFiles: @unchecked Sendable {
     /// The process's table. Usage: `WindowsFiles.shared.openHandles`
     public static let shared = WindowsFiles()
 
+    private enum Entry {
+        case file(path: String, access: DWORD, share: DWORD, offset: UInt64)
+        case token
+    }
+
     private let condition = NSCondition()
     private var next = 0x1000
-    private var paths: [Int: String] = [:]
+    private var entries: [Int: Entry] = [:]
     private var holders: [String: Int] = [:]
+    private var securities: [String: FileSecurity] = [:]
+    private var created: [FileCreation] = []
 
-    /// How many handles are open (not yet closed), for tests checking that nothing leaks.
-    public var openHandles: Int { condition.withLock { paths.count } }
+    /// How many handles (files and access tokens) are open, for tests checking that nothing leaks.
+    public var openHandles: Int { condition.withLock { entries.count } }
 
-    func open(_ path: String) -> HANDLE? {
+    /// The security the file at `path` was created with through CreateFileW (following it through MoveFileExW), or
+    /// nil for a file the shims did not create. Usage: `WindowsFiles.shared.security(atPath: tokenPath)`
+    public func security(atPath path: String) -> FileSecurity? {
+        condition.withLock { securities[path] }
+    }
+
+    /// The files CreateFileW created directly in `folder`, oldest first — including those since renamed or deleted.
+    /// Usage: `WindowsFiles.shared.creations(inFolder: folder.path)`
+    public func creations(inFolder folder: String) -> [FileCreation] {
+        condition.withLock { created.filter { ($0.path as NSString).deletingLastPathComponent == folder } }
+    }
+
+    func openToken() -> HANDLE {
+        condition.withLock { insert(.token) }
+    }
+
+    func isToken(_ handle: HANDLE?) -> Bool {
+        condition.withLock {
+            guard let id = handle.map({ Int(bitPattern: $0) }), case .token = entries[id] else { return false }
+            return true
+        }
+    }
+
+    private func insert(_ entry: Entry) -> HANDLE {
+        next += 0x10
+        entries[next] = entry
+        return HANDLE(bitPattern: next)!
+    }
+
+    private func openFiles(_ path: String) -> [(access: DWORD, share: DWORD)] {
+        entries.values.compactMap {
+            guard case .file(let p, let access, let share, _) = $0, p == path else { return nil }
+            return (access, share)
+        }
+    }
+
+    func open(_ path: String, access: DWORD, share: DWORD, createNew: Bool, security: FileSecurity) -> HANDLE? {
+        condition.lock()
+        defer { condition.unlock() }
         let folder = (path as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isDirectory),
             isDirectory.boolValue
-        else {
-            setLastError(ERROR_PATH_NOT_FOUND)
-            return INVALID_HANDLE_VALUE
+        else { return fail(ERROR_PATH_NOT_FOUND, INVALID_HANDLE_VALUE) }
+        let exists = FileManager.default.fileExists(atPath: path)
+        if exists && createNew { return fail(ERROR_FILE_EXISTS, INVALID_HANDLE_VALUE) }
+        let read = DWORD(GENERIC_READ), write = DWORD(GENERIC_WRITE)
+        for other in openFiles(path) {
+            let refused =
+                (access & read != 0 && other.share & DWORD(FILE_SHARE_READ) == 0)
+                || (access & write != 0 && other.share & DWORD(FILE_SHARE_WRITE) == 0)
+                || (other.access & read != 0 && share & DWORD(FILE_SHARE_READ) == 0)
+                || (other.access & write != 0 && share & DWORD(FILE_SHARE_WRITE) == 0)
+            if refused { return fail(ERROR_SHARING_VIOLATION, INVALID_HANDLE_VALUE) }
         }
-        if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: nil)
+        if exists {
+            setLastError(ERROR_ALREADY_EXISTS)  // as documented for OPEN_ALWAYS on an existing file
+        } else {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                return fail(ERROR_ACCESS_DENIED, INVALID_HANDLE_VALUE)
+            }
+            securities[path] = security
+            created.append(FileCreation(path: path, security: security))
+            setLastError(0)
         }
-        return condition.withLock {
-            next += 0x10
-            paths[next] = path
-            return HANDLE(bitPattern: next)
+        return insert(.file(path: path, access: access, share: share, offset: 0))
+    }
+
+    func write(_ handle: HANDLE?, _ bytes: Data) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let id = handle.map({ Int(bitPattern: $0) }),
+            case .file(let path, let access, let share, let offset) = entries[id]
+        else { return fail(ERROR_INVALID_HANDLE, false) }
+        guard access & DWORD(GENERIC_WRITE) != 0 else { return fail(ERROR_ACCESS_DENIED, false) }
+        guard let file = FileHandle(forUpdatingAtPath: path) else { return fail(ERROR_ACCESS_DENIED, false) }
+        defer { try? file.close() }
+        do {
+            try file.seek(toOffset: offset)
+            try file.write(contentsOf: bytes)
+        } catch {
+            return fail(ERROR_ACCESS_DENIED, false)
         }
+        entries[id] = .file(path: path, access: access, share: share, offset: offset + UInt64(bytes.count))
+        return true
+    }
+
+    func flush(_ handle: HANDLE?) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let id = handle.map({ Int(bitPattern: $0) }), case .file(_, let access, _, _) = entries[id] else {
+            return fail(ERROR_INVALID_HANDLE, false)
+        }
+        guard access & DWORD(GENERIC_WRITE) != 0 else { return fail(ERROR_ACCESS_DENIED, false) }
+        return true
+    }
+
+    func move(_ from: String, _ to: String, replace: Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard FileManager.default.fileExists(atPath: from) else { return fail(ERROR_FILE_NOT_FOUND, false) }
+        if openFiles(from).contains(where: { $0.share & DWORD(FILE_SHARE_DELETE) == 0 }) {
+            return fail(ERROR_SHARING_VIOLATION, false)
+        }
+        if FileManager.default.fileExists(atPath: to) {
+            guard replace else { return fail(ERROR_ALREADY_EXISTS, false) }
+            if openFiles(to).contains(where: { $0.share & DWORD(FILE_SHARE_DELETE) == 0 }) {
+                return fail(ERROR_ACCESS_DENIED, false)
+            }
+        }
+        guard rename(from, to) == 0 else { return fail(ERROR_ACCESS_DENIED, false) }
+        securities[to] = securities.removeValue(forKey: from)
+        return true
+    }
+
+    func delete(_ path: String) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard FileManager.default.fileExists(atPath: path) else { return fail(ERROR_FILE_NOT_FOUND, false) }
+        if openFiles(path).contains(where: { $0.share & DWORD(FILE_SHARE_DELETE) == 0 }) {
+            return fail(ERROR_SHARING_VIOLATION, false)
+        }
+        guard (try? FileManager.default.removeItem(atPath: path)) != nil else {
+            return fail(ERROR_ACCESS_DENIED, false)
+        }
+        securities[path] = nil
+        return true
     }
 
     func lock(_ handle: HANDLE?, failImmediately: Bool) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard let id = handle.map({ Int(bitPattern: $0) }), let path = paths[id] else {
-            setLastError(ERROR_INVALID_HANDLE)
-            return false
+        guard let id = handle.map({ Int(bitPattern: $0) }), case .file(let path, _, _, _) = entries[id] else {
+            return fail(ERROR_INVALID_HANDLE, false)
         }
         while let holder = holders[path] {
             if holder == id || failImmediately {
-                setLastError(ERROR_LOCK_VIOLATION)  // a second lock of the same range, even by the same handle
-                return false
+                return fail(ERROR_LOCK_VIOLATION, false)  // a second lock of the same range, even by the same handle
             }
             condition.wait()
+            guard entries[id] != nil else { return fail(ERROR_INVALID_HANDLE, false) }
         }
         holders[path] = id
         return true
@@ -177,10 +460,9 @@ public final class WindowsFiles: @unchecked Sendable {
     func unlock(_ handle: HANDLE?) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard let id = handle.map({ Int(bitPattern: $0) }), let path = paths[id], holders[path] == id else {
-            setLastError(ERROR_NOT_LOCKED)
-            return false
-        }
+        guard let id = handle.map({ Int(bitPattern: $0) }), case .file(let path, _, _, _) = entries[id],
+            holders[path] == id
+        else { return fail(ERROR_NOT_LOCKED, false) }
         holders[path] = nil
         condition.broadcast()
         return true
@@ -189,11 +471,10 @@ public final class WindowsFiles: @unchecked Sendable {
     func close(_ handle: HANDLE?) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard let id = handle.map({ Int(bitPattern: $0) }), let path = paths.removeValue(forKey: id) else {
-            setLastError(ERROR_INVALID_HANDLE)
-            return false
+        guard let id = handle.map({ Int(bitPattern: $0) }), let entry = entries.removeValue(forKey: id) else {
+            return fail(ERROR_INVALID_HANDLE, false)
         }
-        if holders[path] == id {
+        if case .file(let path, _, _, _) = entry, holders[path] == id {
             holders[path] = nil
             condition.broadcast()
         }

@@ -5,7 +5,7 @@ import XCTest
 
 /// FileLock+Windows.swift and TokenFile+Windows.swift — the library's files, compiled unchanged in PlatformShims
 /// against the WinSDK shims — run against a lock table that behaves as LockFileEx is documented. What this cannot
-/// show: Windows' own file system, its locking, and the ACLs of a user profile.
+/// show: Windows' own file system and locking. The ACLs the files are created with: WindowsOwnerOnlyTests.
 final class WindowsFileTests: XCTestCase {
     private var folder: URL!
 

@@ -29,8 +29,9 @@ struct JournalEntry: Codable, Sendable, Hashable {
     }
 }
 
-/// The outbox's file: a JSON document of the queued writes, owner-only (0600), replaced atomically (temporary
-/// file, fsync, rename — as the token file) on every change, under a lock shared with other processes.
+/// The outbox's file: a JSON document of the queued writes, owner-only (0600, an owner-only ACL on Windows), replaced
+/// atomically (temporary file, fsync, rename — as the token file) on every change, under a lock shared with other
+/// processes.
 ///
 /// A SIGKILL at any moment leaves either the old or the new document, so a write is in the file from before its
 /// first attempt until after its definitive answer. On Apple platforms the file is excluded from backups: it

@@ -12,12 +12,16 @@ import WinSDK
 struct FileLock {
     private let handle: HANDLE
 
-    /// Blocks until the lock is free.
+    /// Blocks until the lock is free. A new lock file is created owner-only, as on POSIX (0600): it holds no data,
+    /// but another account able to open it could take the lock and stall every write.
     static func acquire(path: String) throws -> FileLock {
-        let opened = path.withCString(encodedAs: UTF16.self) {
-            CreateFileW(
-                $0, DWORD(GENERIC_READ | GENERIC_WRITE), DWORD(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE),
-                nil, DWORD(OPEN_ALWAYS), DWORD(FILE_ATTRIBUTE_NORMAL), nil)
+        let opened = try OwnerOnlySecurity.withAttributes(path: path, failure: .lockFailed) { attributes in
+            path.withCString(encodedAs: UTF16.self) {
+                CreateFileW(
+                    $0, DWORD(GENERIC_READ | GENERIC_WRITE),
+                    DWORD(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE), &attributes, DWORD(OPEN_ALWAYS),
+                    DWORD(FILE_ATTRIBUTE_NORMAL), nil)
+            }
         }
         guard let handle = opened, handle != INVALID_HANDLE_VALUE else {
             throw StorageError(

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Keeps tokens in one JSON file (`{"key": "value", …}`), readable by the owner only, so a command-line
-/// tool or daemon stays paired across restarts. Several keys — and several processes — can share a file.
+/// Keeps tokens in one JSON file (`{"key": "value", …}`), readable by the owner only (mode 0600; on Windows an ACL
+/// that lets in the process's user alone), so a command-line tool or daemon stays paired across restarts. Several keys — and several processes — can share a file.
 ///
 /// Writes replace the file atomically (temporary file, fsync, rename, fsync of the directory), so a crash
 /// never leaves a half-written file. `withLock` takes an exclusive lock on `<path>.lock` that excludes

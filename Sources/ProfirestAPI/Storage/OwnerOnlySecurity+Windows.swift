@@ -1,0 +1,76 @@
+// Windows only: the counterpart of mode 0600. On Linux the test-only target PlatformShims compiles this same file
+// (PROFIREST_SHIMS) against declaration shims of WinSDK (Sources/WindowsShims); see Tests/PlatformShimsTests.
+#if os(Windows) || PROFIREST_SHIMS
+#if PROFIREST_SHIMS
+import WindowsShims
+#else
+import WinSDK
+#endif
+
+/// The security descriptor a new token, journal or lock file is created with: a protected DACL (nothing inherited
+/// from the folder) holding one entry, full access for the user this process runs as. No other account — not
+/// Users, not Everyone, not another user of a shared folder such as ProgramData — can open the file.
+///
+/// Written as SDDL, `D:P(A;;FA;;;<user SID>)`, and converted by the system: one documented call instead of building
+/// the ACL by hand, and the whole policy readable on one line. The user's SID is taken from the process token rather
+/// than the `OW` (owner rights) alias, because an elevated administrator's new files are owned by the Administrators
+/// group, which `OW` would then let in.
+enum OwnerOnlySecurity {
+    /// Runs `body` with SECURITY_ATTRIBUTES for CreateFileW, freeing what the system allocated when `body` returns.
+    /// Throws `StorageError(kind: failure)` when the descriptor cannot be made; the caller then creates nothing, so a
+    /// file is never written with the folder's inherited permissions instead.
+    static func withAttributes<T>(
+        path: String, failure: StorageError.Kind, _ body: (inout SECURITY_ATTRIBUTES) throws -> T
+    ) throws -> T {
+        let sid = try currentUserSID(path: path, failure: failure)
+        let sddl = "D:P(A;;FA;;;\(sid))"
+        var descriptor: PSECURITY_DESCRIPTOR? = nil
+        let converted = sddl.withCString(encodedAs: UTF16.self) {
+            ConvertStringSecurityDescriptorToSecurityDescriptorW($0, DWORD(SDDL_REVISION_1), &descriptor, nil)
+        }
+        guard converted, let descriptor else {
+            throw refused(path, failure, "ConvertStringSecurityDescriptorToSecurityDescriptorW", GetLastError())
+        }
+        defer { _ = LocalFree(descriptor) }
+        var attributes = SECURITY_ATTRIBUTES(
+            nLength: DWORD(MemoryLayout<SECURITY_ATTRIBUTES>.size), lpSecurityDescriptor: descriptor,
+            bInheritHandle: false)
+        return try body(&attributes)
+    }
+
+    /// The process user's SID as text (`S-1-5-21-…`).
+    private static func currentUserSID(path: String, failure: StorageError.Kind) throws -> String {
+        var opened: HANDLE? = nil
+        guard OpenProcessToken(GetCurrentProcess(), DWORD(TOKEN_QUERY), &opened), let token = opened else {
+            throw refused(path, failure, "OpenProcessToken", GetLastError())
+        }
+        defer { _ = CloseHandle(token) }
+        // The first call only asks for the size.
+        var length: DWORD = 0
+        _ = GetTokenInformation(token, TokenUser, nil, 0, &length)
+        guard length > 0 else { throw refused(path, failure, "GetTokenInformation", GetLastError()) }
+        let buffer = UnsafeMutableRawPointer.allocate(
+            byteCount: Int(length), alignment: MemoryLayout<TOKEN_USER>.alignment)
+        defer { buffer.deallocate() }
+        guard GetTokenInformation(token, TokenUser, buffer, length, &length) else {
+            throw refused(path, failure, "GetTokenInformation", GetLastError())
+        }
+        let user = buffer.bindMemory(to: TOKEN_USER.self, capacity: 1).pointee
+        var text: LPWSTR? = nil
+        guard ConvertSidToStringSidW(user.User.Sid, &text), let text else {
+            throw refused(path, failure, "ConvertSidToStringSidW", GetLastError())
+        }
+        defer { _ = LocalFree(text) }
+        return String(decodingCString: text, as: UTF16.self)
+    }
+
+    private static func refused(
+        _ path: String, _ kind: StorageError.Kind, _ call: String, _ code: DWORD
+    ) -> StorageError {
+        StorageError(
+            kind: kind, path: path,
+            reason: "cannot make the file readable by this Windows user only (\(call) failed, Windows error \(code)); "
+                + "nothing was written")
+    }
+}
+#endif

@@ -1,0 +1,75 @@
+// Test-only: what the tests use to steer the WinSDK shims and to read what the library did with them. Everything here
+// is per thread, so a test sees only the calls it made itself, whatever runs beside it.
+import Foundation
+
+/// Per-thread state of the WinSDK shims: failures to inject, the calls made, and the memory counts.
+/// Usage: `let counts = WindowsShimThread.counts`
+public final class WindowsShimThread {
+    var faults: [String: DWORD] = [:]
+    var trace: [String]? = nil
+    var allocations = 0
+    var frees = 0
+    var invalidFrees = 0
+    var invalidDescriptorUses = 0
+
+    static var current: WindowsShimThread {
+        let key = "WindowsShims.thread"
+        if let state = Thread.current.threadDictionary[key] as? WindowsShimThread { return state }
+        let state = WindowsShimThread()
+        Thread.current.threadDictionary[key] = state
+        return state
+    }
+
+    /// Called first by every shim function: records the call and returns the error code to fail with, if any.
+    static func enter(_ function: String) -> DWORD? {
+        let state = current
+        state.trace?.append(function)
+        return state.faults[function]
+    }
+
+    /// What this thread's calls have allocated and freed so far.
+    public struct Counts: Equatable, Sendable {
+        /// Blocks handed out by ConvertSidToStringSidW and ConvertStringSecurityDescriptorToSecurityDescriptorW.
+        public var allocations: Int
+        /// Of those, freed with LocalFree.
+        public var frees: Int
+        /// LocalFree calls with memory that was not live (freed twice, or never from these APIs).
+        public var invalidFrees: Int
+        /// CreateFileW calls whose security descriptor pointer was not live memory from
+        /// ConvertStringSecurityDescriptorToSecurityDescriptorW.
+        public var invalidDescriptorUses: Int
+    }
+
+    /// Usage: `let before = WindowsShimThread.counts`
+    public static var counts: Counts {
+        let state = current
+        return Counts(
+            allocations: state.allocations, frees: state.frees, invalidFrees: state.invalidFrees,
+            invalidDescriptorUses: state.invalidDescriptorUses)
+    }
+
+    /// Runs `body` with every call of the named shim functions on this thread failing with the given Windows error
+    /// code. Usage: `try WindowsShimThread.failing(["OpenProcessToken": 5]) { try TokenFile.replace(…) }`
+    public static func failing<T>(_ faults: [String: DWORD], _ body: () throws -> T) rethrows -> T {
+        let state = current
+        let saved = state.faults
+        state.faults.merge(faults) { $1 }
+        defer { state.faults = saved }
+        return try body()
+    }
+
+    /// Runs `body` and returns the names of the shim functions it called on this thread, in order, and what it threw.
+    /// Usage: `let (calls, error) = WindowsShimThread.tracing { try TokenFile.replace(…) }`
+    public static func tracing(_ body: () throws -> Void) -> (calls: [String], error: (any Error)?) {
+        let state = current
+        let saved = state.trace
+        state.trace = []
+        defer { state.trace = saved }
+        do {
+            try body()
+            return (state.trace ?? [], nil)
+        } catch {
+            return (state.trace ?? [], error)
+        }
+    }
+}
