@@ -63,7 +63,9 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
             body = Data(PercentEncoding.formBody(form).utf8)
         }
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: settings.timeout)
-        let attempt = Attempt(transport: transport, settings: settings, timeout: settings.timeout, errors: errors(form ?? [:], basicAuth))
+        let attempt = Attempt(
+            transport: transport, settings: settings, timeout: settings.timeout,
+            formSecrets: Self.secretFields.compactMap { form?[$0] } + [basicAuth].compactMap { $0 })
         switch try await attempt.perform(request) {
         case .succeeded(let response) where response.status != 304:
             return response

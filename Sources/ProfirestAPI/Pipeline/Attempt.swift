@@ -21,8 +21,14 @@ struct Attempt: Sendable {
     let settings: PipelineSettings
     /// Limits the whole attempt (or, for a stream, the wait for its head and for an error answer's body).
     let timeout: TimeInterval
-    /// Scrubs the attempt's tokens and secrets from every error it makes.
-    let errors: ErrorFactory
+    /// What the attempt carries that no error may show: its access and staff tokens, an OAuth form's secrets.
+    var accessToken: String? = nil
+    var staffToken: String? = nil
+    var formSecrets: [String] = []
+
+    /// Scrubs the attempt's secrets from every error it makes. Made when something failed: a success allocates
+    /// nothing for errors.
+    var errors: ErrorFactory { settings.errors(scrubbing: [accessToken, staffToken].compactMap { $0 } + formSecrets) }
 
     /// Sends `request` under the deadline and classifies the answer. Throws only what no retry can change: a
     /// cancellation, a redirect (`unexpected_redirect`: tokens are never sent after one), an error the library

@@ -20,7 +20,9 @@ extension RequestPipeline {
             let httpRequest = HTTPRequest(
                 method: request.method, url: request.target.url, headers: attempt.headers, body: request.body,
                 timeout: max(timeout, idleTimeout))
-            let exchange = Attempt(transport: transport, settings: settings, timeout: timeout, errors: errors(attempt))
+            let exchange = Attempt(
+                transport: transport, settings: settings, timeout: timeout,
+                accessToken: attempt.sentToken, staffToken: attempt.staff.token)
             let failed: ProfirestAPIError
             switch try await exchange.perform(httpRequest, streamed: true) {
             case .streaming(let head):

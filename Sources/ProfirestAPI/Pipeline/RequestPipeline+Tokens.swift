@@ -60,11 +60,6 @@ extension RequestPipeline {
         return attempt
     }
 
-    /// The error factory of an attempt: it scrubs the tokens that attempt carried.
-    func errors(_ attempt: AuthorizedAttempt) -> ErrorFactory {
-        settings.errors(scrubbing: [attempt.sentToken, attempt.staff.token].compactMap { $0 })
-    }
-
     /// A success extends the staff session whose token the attempt carried.
     func succeeded(_ attempt: AuthorizedAttempt) {
         if attempt.staff.fromSession, let token = attempt.staff.token { authorizer.staffRequestSucceeded(token: token) }

@@ -46,7 +46,8 @@ struct RequestPipeline: Sendable {
             observed?.started()
 
             let exchange = Attempt(
-                transport: transport, settings: settings, timeout: timeout, errors: errors(attempt))
+                transport: transport, settings: settings, timeout: timeout,
+                accessToken: attempt.sentToken, staffToken: attempt.staff.token)
             let failed: ProfirestAPIError
             var answeredStatus = 0
             do {
