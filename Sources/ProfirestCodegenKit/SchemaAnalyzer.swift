@@ -1,13 +1,12 @@
 /// Turns `components/schemas` into declarations. Deterministic: schemas and properties are visited in sorted order
 /// except where the contract gives an order (`required`, `enum`, `oneOf`).
 struct SchemaAnalyzer {
+    let contract: Contract
     let schemas: [String: JSONNode]
 
-    init(contract: JSONNode) throws {
-        guard let schemas = contract["components"]?["schemas"]?.object else {
-            throw CodegenError("the contract has no components/schemas")
-        }
-        self.schemas = schemas
+    init(contract: Contract) throws {
+        self.contract = contract
+        schemas = try contract.schemas()
     }
 
     func declarations() throws -> [Declaration] {
@@ -51,7 +50,7 @@ struct SchemaAnalyzer {
             guard let value = mapping.first(where: { $0.value.string == target })?.key else {
                 throw CodegenError("\(typeName): \(target) has no discriminator mapping")
             }
-            result.append(.init(discriminatorValue: value, caseName: Naming.camelCase(value), typeName: refName(target)))
+            result.append(.init(discriminatorValue: value, caseName: Naming.camelCase(value), typeName: Contract.typeName(ofRef: target)))
         }
         return OneOfModel(name: typeName, documentation: documentation, discriminator: property, variants: result, example: schema["example"])
     }
@@ -61,11 +60,8 @@ struct SchemaAnalyzer {
         var required: [String] = []
         var members: [String: JSONNode] = [:]
         func absorb(_ part: JSONNode) throws {
-            if let target = part["$ref"]?.string {
-                guard let resolved = schemas[String(target.split(separator: "/").last ?? "")] else {
-                    throw CodegenError("\(owner): unresolved \(target)")
-                }
-                try absorb(resolved)
+            if part["$ref"] != nil {
+                try absorb(try contract.resolve(part, context: owner))
                 return
             }
             for item in part["allOf"]?.array ?? [] { try absorb(item) }
@@ -94,8 +90,8 @@ struct SchemaAnalyzer {
     /// The Swift type of a property schema, whether it may be null, and the open enum naming its values.
     func resolveType(_ schema: JSONNode, owner: String, property: String, nested: inout [Declaration]) throws -> (SwiftType, Bool, String?) {
         if let target = schema["$ref"]?.string {
-            let name = refName(target)
-            if let resolved = schemas[String(target.split(separator: "/").last ?? "")], resolved["enum"] != nil {
+            let name = Contract.typeName(ofRef: target)
+            if try contract.resolve(schema, context: "\(owner).\(property)")["enum"] != nil {
                 return (.string, false, name)
             }
             return (.named(name), false, nil)
@@ -168,10 +164,6 @@ struct SchemaAnalyzer {
             throw CodegenError("\(owner).\(property): x-secret must be true (or left out)")
         }
         return true
-    }
-
-    func refName(_ target: String) -> String {
-        Naming.typeName(String(target.split(separator: "/").last ?? ""))
     }
 
     private func stringValue(_ node: JSONNode, in schema: String) throws -> String {

@@ -38,59 +38,47 @@ struct TypedOperationsWriter {
 
     let methods: [Method]
 
-    init(contract: JSONNode) throws {
-        guard let paths = contract["paths"]?.object else { throw CodegenError("the contract has no paths") }
+    init(operations: [OperationModel]) throws {
         var result: [Method] = []
-        for path in paths.keys.sorted() where path.hasPrefix("/v2/") {
-            for httpMethod in ["get", "put", "post", "patch", "delete"] {
-                guard let op = paths[path]?[httpMethod], let id = op["operationId"]?.string, let tag = op["tags"]?.array?.first?.string,
-                      op["x-client-method"] == nil else { continue }
-                let responses = op["responses"]?.object ?? [:]
-                let success = responses.keys.filter { $0.hasPrefix("2") }.sorted()
-                guard let first = success.first, let response = responses[first] else { continue }
-                let media = response["content"]?.object ?? [:]
-                if media["text/event-stream"] != nil { continue }
-                var resultType = "Void"
-                var resultContentType: String?
-                if let ref = media["application/json"]?["schema"]?["$ref"]?.string {
-                    resultType = Naming.typeName(String(ref.split(separator: "/").last ?? ""))
-                } else if let contentType = media.keys.sorted().first {
-                    resultType = "Data"
-                    resultContentType = contentType
-                }
-                var pathParameters: [Parameter] = []
-                var queryParameters: [Parameter] = []
-                var ifMatch: Parameter?
-                for raw in op["parameters"]?.array ?? [] {
-                    let parameter = try Self.resolve(raw, contract: contract)
-                    guard let name = parameter["name"]?.string, let location = parameter["in"]?.string else { continue }
-                    let (type, isList) = Self.swiftType(parameter["schema"], contract: contract)
-                    let model = Parameter(wireName: name, label: Self.label(name), type: type,
-                                          required: parameter["required"]?.bool ?? false, location: location, isList: isList)
-                    switch (location, name) {
-                    case ("path", _): pathParameters.append(model)
-                    case ("query", _): queryParameters.append(model)
-                    case ("header", "If-Match"): ifMatch = model
-                    default: break // Idempotency-Key, Accept-Language, staff token, If-None-Match: RequestOptions and the client's options
-                    }
-                }
-                let content = op["requestBody"]?["content"]?.object ?? [:]
-                var bodyType: String?
-                var bodyContentType: String?
-                if let ref = content["application/json"]?["schema"]?["$ref"]?.string {
-                    bodyType = Naming.typeName(String(ref.split(separator: "/").last ?? ""))
-                } else if let (contentType, _) = content.sorted(by: { $0.key < $1.key }).first {
-                    bodyType = "Data"
-                    bodyContentType = contentType
-                }
-                result.append(Method(
-                    operationID: id, tag: tag, name: Self.methodName(id, tag: tag), httpMethod: httpMethod, path: String(path.dropFirst(3)),
-                    summary: op["summary"]?.string ?? id, description: op["description"]?.string ?? "",
-                    pathParameters: pathParameters, queryParameters: queryParameters, ifMatch: ifMatch,
-                    bodyType: bodyType, bodyContentType: bodyContentType, resultType: resultType, resultContentType: resultContentType,
-                    scopes: op["security"]?.array?.first?["oauth2"]?.array?.compactMap(\.string) ?? [],
-                    staffSession: op["x-staff-session"]?.string))
+        for op in operations where !op.isRoot && !op.servedByClientMethod {
+            guard let tag = op.tag, let success = op.successes.first else { continue }
+            if OperationModel.content("text/event-stream", in: success.content) != nil { continue }
+            var resultType = "Void"
+            var resultContentType: String?
+            if let type = OperationModel.content("application/json", in: success.content)?.typeName {
+                resultType = type
+            } else if let first = success.content.first {
+                resultType = "Data"
+                resultContentType = first.contentType
             }
+            var pathParameters: [Parameter] = []
+            var queryParameters: [Parameter] = []
+            var ifMatch: Parameter?
+            for parameter in op.parameters {
+                let (type, isList) = Self.swiftType(parameter.schemaType)
+                let model = Parameter(wireName: parameter.name, label: Self.label(parameter.name), type: type,
+                                      required: parameter.required, location: parameter.location, isList: isList)
+                switch (parameter.location, parameter.name) {
+                case ("path", _): pathParameters.append(model)
+                case ("query", _): queryParameters.append(model)
+                case ("header", "If-Match"): ifMatch = model
+                default: break // Idempotency-Key, Accept-Language, staff token, If-None-Match: RequestOptions and the client's options
+                }
+            }
+            var bodyType: String?
+            var bodyContentType: String?
+            if let type = OperationModel.content("application/json", in: op.requestBody)?.typeName {
+                bodyType = type
+            } else if let first = op.requestBody.first {
+                bodyType = "Data"
+                bodyContentType = first.contentType
+            }
+            result.append(Method(
+                operationID: op.id, tag: tag, name: Self.methodName(op.id, tag: tag), httpMethod: op.method, path: op.relativePath,
+                summary: op.summary ?? op.id, description: op.description ?? "",
+                pathParameters: pathParameters, queryParameters: queryParameters, ifMatch: ifMatch,
+                bodyType: bodyType, bodyContentType: bodyContentType, resultType: resultType, resultContentType: resultContentType,
+                scopes: op.scopes, staffSession: op.staffSession))
         }
         methods = result
         var seen: Set<String> = []
@@ -133,16 +121,8 @@ struct TypedOperationsWriter {
         return camel.hasSuffix("Id") ? String(camel.dropLast(2)) + "ID" : camel
     }
 
-    private static func resolve(_ node: JSONNode, contract: JSONNode) throws -> JSONNode {
-        guard let target = node["$ref"]?.string else { return node }
-        guard let resolved = contract["components"]?["parameters"]?[String(target.split(separator: "/").last ?? "")] else {
-            throw CodegenError("unresolved parameter \(target)")
-        }
-        return resolved
-    }
-
-    private static func swiftType(_ schema: JSONNode?, contract: JSONNode) -> (String, Bool) {
-        switch schema?["type"]?.string {
+    private static func swiftType(_ schemaType: String?) -> (String, Bool) {
+        switch schemaType {
         case "integer": return ("Int", false)
         case "boolean": return ("Bool", false)
         case "array": return ("[String]", true)

@@ -118,7 +118,7 @@ final class ConstructTests: XCTestCase {
     }
 
     func testErrorCodesAndOperations() throws {
-        let files = try generate(schemas: "{}", paths: """
+        let files = try generate(schemas: #"{"Thing": {"type": "object", "properties": {"name": {"type": "string"}}}}"#, paths: """
         {"/v2/restaurants/{restaurant_id}/things": {"post": {"operationId": "createThing", "tags": ["Things"],
             "parameters": [{"name": "restaurant_id", "in": "path", "required": true, "schema": {"type": "string"}},
                            {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}],
@@ -134,6 +134,20 @@ final class ConstructTests: XCTestCase {
         XCTAssertTrue(operations.contains("path: \"/restaurants/{restaurant_id}/things\", isRoot: false"))
         XCTAssertTrue(operations.contains("headerParameters: [\"Idempotency-Key\"]"))
         XCTAssertTrue(operations.contains("responses: [201: \"Thing\"], scopes: [\"things:write\"]"))
+    }
+
+    func testAnUnresolvedReferenceStopsTheGeneratorWhereverItSits() throws {
+        XCTAssertThrowsError(try generate(schemas: """
+        {"Holder": {"type": "object", "properties": {"span": {"$ref": "#/components/schemas/Missing"}}}}
+        """)) { error in
+            XCTAssertTrue("\(error)".contains("Holder.span: unresolved #/components/schemas/Missing"), "\(error)")
+        }
+        XCTAssertThrowsError(try generate(schemas: "{}", paths: """
+        {"/v2/things": {"get": {"operationId": "listThings", "tags": ["Things"],
+            "parameters": [{"$ref": "#/components/parameters/Missing"}], "responses": {"204": {"description": "x"}}}}}
+        """)) { error in
+            XCTAssertTrue("\(error)".contains("listThings: unresolved #/components/parameters/Missing"), "\(error)")
+        }
     }
 }
 
