@@ -1,4 +1,6 @@
-/// Writes `Operations.swift`: a descriptor of every operation of the contract.
+/// Writes `Operations.swift`: a descriptor of every operation of the contract, and the descriptor type itself.
+/// Both are internal: the library reads them (ScopeHint: the scope a refused call needs) and so do its tests; an app
+/// calls the typed operations instead.
 struct OperationsWriter {
     /// Sorted by operationId.
     let operations: [OperationModel]
@@ -11,13 +13,14 @@ struct OperationsWriter {
         var out = SwiftWriter()
         out.line(header)
         out.line("// swiftlint:disable all")
+        writeDescriptorType(&out)
         out.line()
         out.doc("Every operation of the contract, described: method, path, parameters, body and answers.",
                 example: "let op = Operations.createAttendancePunch  // op.method == \"POST\"")
-        out.block("public enum Operations") { out in
+        out.block("enum Operations") { out in
             for op in operations {
                 out.doc("`\(op.upperMethod) \(op.path)` — \(op.summary ?? "")")
-                out.line("public static let \(Naming.identifier(op.id)) = OperationDescriptor(")
+                out.line("static let \(Naming.identifier(op.id)) = OperationDescriptor(")
                 out.line("    id: \(SwiftWriter.literal(op.id)), tag: \(SwiftWriter.literal(op.tag ?? "")), method: \(SwiftWriter.literal(op.upperMethod)),")
                 out.line("    path: \(SwiftWriter.literal(op.relativePath)), isRoot: \(op.isRoot),")
                 out.line("    pathParameters: \(names(op, "path")), queryParameters: \(names(op, "query")), headerParameters: \(names(op, "header")),")
@@ -27,11 +30,39 @@ struct OperationsWriter {
                 out.line()
             }
             out.line("/// Every operation, sorted by id.")
-            out.line("public static let all: [OperationDescriptor] = [")
+            out.line("static let all: [OperationDescriptor] = [")
             for op in operations { out.line("    \(Naming.identifier(op.id)),") }
             out.line("]")
         }
         return out.text
+    }
+
+    /// The descriptor; its memberwise initializer is what the constants call, so it is written here, beside them.
+    private func writeDescriptorType(_ out: inout SwiftWriter) {
+        out.line()
+        out.doc("What the contract says about one operation: its method, path, parameters, body and answers.",
+                example: "Operations.createAttendancePunch.path  // \"/restaurants/{restaurant_id}/attendance/punches\"")
+        out.block("struct OperationDescriptor: Sendable, Hashable") { out in
+            let members: [(doc: String, declaration: String)] = [
+                ("The contract's operationId.", "id: String"),
+                ("The contract's tag (the section of the API).", "tag: String"),
+                ("The HTTP method, upper case.", "method: String"),
+                ("The path template, relative to `/v2` unless `isRoot`.", "path: String"),
+                ("Whether the path sits at the root (`/oauth/…`, `/.well-known/…`) rather than under `/v2`.", "isRoot: Bool"),
+                ("Names of the path parameters, in the order they appear in the contract.", "pathParameters: [String]"),
+                ("Names of the query parameters.", "queryParameters: [String]"),
+                ("Names of the header parameters.", "headerParameters: [String]"),
+                ("Content types the request body may have; empty when there is no body.", "requestContentTypes: [String]"),
+                ("The Swift type of the request body (`\"Data\"` for raw bytes), or nil.", "requestBody: String?"),
+                ("Success statuses and the Swift type of their body (`\"Void\"` for none, `\"Data\"` for bytes).", "responses: [Int: String]"),
+                ("OAuth scopes the operation needs.", "scopes: [String]"),
+                ("`\"required\"` when the operation needs a signed-in employee.", "staffSession: String?"),
+            ]
+            for member in members {
+                out.doc(member.doc)
+                out.line("let " + member.declaration)
+            }
+        }
     }
 
     /// The Swift type of the body: the JSON or form schema's, `Data` for any other content, nil without a body.

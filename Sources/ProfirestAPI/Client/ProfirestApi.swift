@@ -3,7 +3,7 @@
 //     func perform<T: Decodable>(_ method: String, path: String, query: [String: QueryValue],
 //                                body: RequestBody?, options: RequestOptions, as: T.Type) async throws -> T
 //
-// Generated typed operations (Generated/Operations.swift) call exactly this: `path` with the path parameters
+// Generated typed operations (Generated/TypedOperations.swift) call exactly this: `path` with the path parameters
 // already substituted (percent-encoding is done here), `query` merged over `options.query`, `body` as
 // `.json(try JSONValue(encoding: model))` or via `encodedBody(_:)`, `T` the response model (`T?`/`JSONValue?`
 // where the operation may answer 204, `Data` for binary content). Retries, tokens, Idempotency-Key and errors
