@@ -190,7 +190,8 @@ public struct BackupsOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/backups", body: .data(body, contentType: "application/zip"), as: Backup.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}` — One backup. Needs the scope `backups:read`.
+    /// `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}` — One backup. The backup's size, checksum and time;
+    /// its bytes come from …/content. Needs the scope `backups:read`.
     ///
     /// ```swift
     /// try await api.backups.get(restaurantID: …, backupID: …)
@@ -258,7 +259,8 @@ public struct CustomersOperations: Sendable {
         return try await api.get("/customers", as: CustomerPage.self, options: options)
     }
 
-    /// `POST /v2/customers` — Create a customer. Needs the scope `customers:write`.
+    /// `POST /v2/customers` — Create a customer. A customer shared by the owner's restaurants; an email already in use
+    /// is 409 customer_email_taken with existing_id. Needs the scope `customers:write`.
     ///
     /// ```swift
     /// try await api.customers.create(body)
@@ -457,7 +459,8 @@ public struct OrdersOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/orders", body: body, as: Order.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/orders/{order_id}` — One order. Needs the scope `orders:read`.
+    /// `GET /v2/restaurants/{restaurant_id}/orders/{order_id}` — One order. The order with its lines, status and
+    /// fulfillment. Needs the scope `orders:read`.
     ///
     /// ```swift
     /// try await api.orders.get(restaurantID: …, orderID: …)
@@ -510,7 +513,8 @@ public struct ReceiptsOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/receipts", body: body, as: Receipt.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/receipts/{receipt_id}` — One receipt. Needs the scope `receipts:read`.
+    /// `GET /v2/restaurants/{restaurant_id}/receipts/{receipt_id}` — One receipt. The receipt as it was issued. Needs
+    /// the scope `receipts:read`.
     ///
     /// ```swift
     /// try await api.receipts.get(restaurantID: …, receiptID: …)
@@ -542,7 +546,8 @@ public struct RestaurantsOperations: Sendable {
         return try await api.get("/restaurants", as: RestaurantPage.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}` — One restaurant. Needs the scope `restaurants:read`.
+    /// `GET /v2/restaurants/{restaurant_id}` — One restaurant. The restaurant with its address, time zone, currency and
+    /// opening hours. Needs the scope `restaurants:read`.
     ///
     /// ```swift
     /// try await api.restaurants.get(restaurantID: …)
@@ -619,7 +624,8 @@ public struct TabsOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/tabs", body: body, as: Tab.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/tabs/{tab_id}` — One tab. Needs the scope `tabs:read`.
+    /// `GET /v2/restaurants/{restaurant_id}/tabs/{tab_id}` — One tab. The tab with its lines and total, open or closed.
+    /// Needs the scope `tabs:read`.
     ///
     /// ```swift
     /// try await api.tabs.get(restaurantID: …, tabID: …)
