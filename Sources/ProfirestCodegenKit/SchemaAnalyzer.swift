@@ -81,7 +81,8 @@ struct SchemaAnalyzer {
             let (type, nullable, openEnum) = try resolveType(propertySchema, owner: owner, property: wire, nested: &nested)
             let secret = try secretFlag(propertySchema, owner: owner, property: wire)
             result.append(PropertyModel(wireName: wire, swiftName: Naming.camelCase(wire), type: type, required: required.contains(wire),
-                                        nullable: nullable, documentation: propertySchema["description"]?.string, openEnum: openEnum,
+                                        nullable: nullable, documentation: try memberDescription(propertySchema, owner: owner, property: wire),
+                                        openEnum: openEnum,
                                         secret: secret))
         }
         return result
@@ -155,6 +156,14 @@ struct SchemaAnalyzer {
         default:
             throw CodegenError("\(owner).\(property): unsupported type \(typeName ?? "?")")
         }
+    }
+
+    /// The member's own description or, for a member that is a `$ref` (or a `$ref` or null), its schema's.
+    private func memberDescription(_ schema: JSONNode, owner: String, property: String) throws -> String? {
+        if let own = schema["description"]?.string { return own }
+        let options = (schema["oneOf"]?.array ?? schema["anyOf"]?.array ?? [schema]).filter { $0["type"]?.string != "null" }
+        guard options.count == 1, options[0]["$ref"] != nil else { return nil }
+        return try contract.resolve(options[0], context: "\(owner).\(property)")["description"]?.string
     }
 
     /// `x-secret` is `true` or absent; anything else is a typo that would print a secret, so it stops generation.

@@ -13,6 +13,7 @@ struct TypedOperationsWriter {
         var required: Bool
         var location: String
         var isList: Bool
+        var description: String?
     }
 
     struct Method: Sendable {
@@ -28,8 +29,12 @@ struct TypedOperationsWriter {
         var ifMatch: Parameter?
         var bodyType: String?
         var bodyContentType: String?
+        /// The request body's description, or its schema's.
+        var bodyDescription: String?
         var resultType: String
         var resultContentType: String?
+        /// The description of the result's schema, or of the answer.
+        var resultDescription: String?
         /// The OAuth scopes the operation needs (the contract's `security`), for the doc comment.
         var scopes: [String] = []
         /// `required` or `optional` when a staff session is involved (`x-staff-session`).
@@ -45,11 +50,14 @@ struct TypedOperationsWriter {
             if OperationModel.content("text/event-stream", in: success.content) != nil { continue }
             var resultType = "Void"
             var resultContentType: String?
-            if let type = OperationModel.content("application/json", in: success.content)?.typeName {
+            var resultDescription: String?
+            if let json = OperationModel.content("application/json", in: success.content), let type = json.typeName {
                 resultType = type
+                resultDescription = json.schemaDescription ?? success.description
             } else if let first = success.content.first {
                 resultType = "Data"
                 resultContentType = first.contentType
+                resultDescription = success.description
             }
             var pathParameters: [Parameter] = []
             var queryParameters: [Parameter] = []
@@ -57,7 +65,8 @@ struct TypedOperationsWriter {
             for parameter in op.parameters {
                 let (type, isList) = Self.swiftType(parameter.schemaType)
                 let model = Parameter(wireName: parameter.name, label: Self.label(parameter.name), type: type,
-                                      required: parameter.required, location: parameter.location, isList: isList)
+                                      required: parameter.required, location: parameter.location, isList: isList,
+                                      description: parameter.description)
                 switch (parameter.location, parameter.name) {
                 case ("path", _): pathParameters.append(model)
                 case ("query", _): queryParameters.append(model)
@@ -67,8 +76,10 @@ struct TypedOperationsWriter {
             }
             var bodyType: String?
             var bodyContentType: String?
-            if let type = OperationModel.content("application/json", in: op.requestBody)?.typeName {
+            var bodyDescription = op.requestBodyDescription
+            if let json = OperationModel.content("application/json", in: op.requestBody), let type = json.typeName {
                 bodyType = type
+                bodyDescription = bodyDescription ?? json.schemaDescription
             } else if let first = op.requestBody.first {
                 bodyType = "Data"
                 bodyContentType = first.contentType
@@ -77,7 +88,8 @@ struct TypedOperationsWriter {
                 operationID: op.id, tag: tag, name: Self.methodName(op.id, tag: tag), httpMethod: op.method, path: op.relativePath,
                 summary: op.summary ?? op.id, description: op.description ?? "",
                 pathParameters: pathParameters, queryParameters: queryParameters, ifMatch: ifMatch,
-                bodyType: bodyType, bodyContentType: bodyContentType, resultType: resultType, resultContentType: resultContentType,
+                bodyType: bodyType, bodyContentType: bodyContentType, bodyDescription: bodyDescription,
+                resultType: resultType, resultContentType: resultContentType, resultDescription: resultDescription,
                 scopes: op.scopes, staffSession: op.staffSession))
         }
         methods = result
@@ -162,6 +174,26 @@ struct TypedOperationsWriter {
         return out.text
     }
 
+    /// The contract's summary as the abstract; its description, the request it sends and what it needs as the
+    /// discussion; the contract's descriptions of the parameters, the body and the result.
+    private func documentation(_ method: Method, example: String) -> DocComment {
+        var request = "Sends `\(method.httpMethod.uppercased()) /v2\(method.path)`"
+        // What a new user otherwise learns from 403s, one re-pairing each: the scopes to ask for in pair(scope:).
+        var needs: [String] = []
+        if !method.scopes.isEmpty {
+            needs.append("the scope " + method.scopes.map { "`\($0)`" }.joined(separator: " and "))
+        }
+        if method.staffSession == "required" { needs.append("a signed-in employee (`signInStaff`)") }
+        request += needs.isEmpty ? "." : "; needs " + needs.joined(separator: " and ") + "."
+        var parameters: [(name: String, text: String)] = method.pathParameters.map { ($0.label, $0.description ?? "") }
+        if method.bodyType != nil { parameters.append(("body", method.bodyDescription ?? "")) }
+        if let ifMatch = method.ifMatch { parameters.append(("ifMatch", ifMatch.description ?? "")) }
+        parameters += method.queryParameters.map { ($0.label, $0.description ?? "") }
+        parameters.append(("options", "Anything else of this request: headers, idempotency key, staff session, retries, timeout."))
+        return DocComment(abstract: method.summary + ".", discussion: [method.description, request].filter { !$0.isEmpty },
+                          parameters: parameters, returns: method.resultDescription, example: example)
+    }
+
     private func writeMethod(_ method: Method, _ out: inout SwiftWriter) {
         var parameters: [String] = method.pathParameters.map { "\($0.label): String" }
         if let body = method.bodyType { parameters.append("_ body: \(body)") }
@@ -169,13 +201,7 @@ struct TypedOperationsWriter {
         for query in method.queryParameters { parameters.append("\(query.label): \(query.type)? = nil") }
         parameters.append("options: RequestOptions = .init()")
         let call = "\(method.name)(" + (method.pathParameters.map { "\($0.label): …" } + (method.bodyType.map { _ in ["body"] } ?? [])).joined(separator: ", ") + ")"
-        var prose = method.description.isEmpty ? method.summary + "." : method.summary + ". " + method.description
-        // What a new user otherwise learns from 403s, one re-pairing each: the scopes to ask for in pair(scope:).
-        if !method.scopes.isEmpty {
-            prose += " Needs the scope " + method.scopes.map { "`\($0)`" }.joined(separator: " and ") + "."
-        }
-        if method.staffSession == "required" { prose += " Needs a signed-in employee (`signInStaff`)." }
-        out.doc("`\(method.httpMethod.uppercased()) /v2\(method.path)` — \(prose)", example: "try await api.\(Self.accessor(method.tag)).\(call)")
+        out.doc(documentation(method, example: "try await api.\(Self.accessor(method.tag)).\(call)"))
         let returns = method.resultType == "Void" ? "" : " -> \(method.resultType)"
         if method.resultType != "Void" { out.line("@discardableResult") }
         out.block("public func \(Naming.identifier(method.name))(" + parameters.joined(separator: ", ") + ") async throws" + returns) { out in

@@ -106,7 +106,9 @@ enum GeneratedSchemas {
 public struct AttendancePresence: Codable, Hashable, Sendable {
     /// The person at work or on a break.
     public var employee: StaffEmployee
-    /// Whether the person is working or on a break. Known values: ``AttendanceState``.
+    /// Whether the person is working or on a break.
+    ///
+    /// Known values: ``AttendanceState``.
     public var state: String
     /// When the person's last punch happened: since then they have been in this state.
     public var since: Date
@@ -148,7 +150,9 @@ extension AttendancePresence {
     }
 }
 
-/// One page of AttendancePresence items. The list ends at a page without next_cursor or with no items.
+/// One page of AttendancePresence items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = AttendancePresencePage(data: [])
@@ -156,7 +160,9 @@ extension AttendancePresence {
 public struct AttendancePresencePage: Codable, Hashable, Sendable, ProfirestPage {
     /// The people of this page.
     public var data: [AttendancePresence]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -196,11 +202,15 @@ public struct AttendancePresencePage: Codable, Hashable, Sendable, ProfirestPage
 public struct AttendancePunch: Codable, Hashable, Sendable {
     /// The id the device made for the punch (AttendancePunchCreate.id).
     public var id: String
+    /// The kind of punch.
+    ///
     /// Known values: ``AttendancePunchType``.
     public var type: String
     /// The person who punched.
     public var employee: StaffEmployee
-    /// Where the person is after this punch. Known values: ``AttendanceState``.
+    /// Where the person is after this punch.
+    ///
+    /// Known values: ``AttendanceState``.
     public var state: String
     /// When the person punched: the device's time for a punch sent later, else the server's.
     public var occurredAt: Date
@@ -262,7 +272,9 @@ extension AttendancePunch {
     }
 }
 
-/// Punches stored offline, sent together (at most 100). Each gets its own result.
+/// Punches stored offline, sent together (at most 100).
+///
+/// Each gets its own result.
 ///
 /// ```swift
 /// let value = AttendancePunchBatch(punches: [])
@@ -324,16 +336,21 @@ public struct AttendancePunchBatchResult: Codable, Hashable, Sendable {
     }
 }
 
-/// A punch. credential is required unless the request carries Profirest-Staff-Token (a signed-in employee punching on a
+/// A punch.
+///
+/// credential is required unless the request carries Profirest-Staff-Token (a signed-in employee punching on a
 /// register).
 ///
 /// ```swift
 /// let value = AttendancePunchCreate(id: "…", type: "clock_in")
 /// ```
 public struct AttendancePunchCreate: Codable, Hashable, Sendable {
-    /// Made on the device when the person punches: a UUIDv7 (RFC 9562). The server records one id once: the first write
-    /// answers 201, a repeat 200 with the same body.
+    /// Made on the device when the person punches: a UUIDv7 (RFC 9562).
+    ///
+    /// The server records one id once: the first write answers 201, a repeat 200 with the same body.
     public var id: String
+    /// The kind of punch.
+    ///
     /// Known values: ``AttendancePunchType``.
     public var type: String
     /// The PIN or card of the person punching; left out when a signed-in employee punches with Profirest-Staff-Token.
@@ -382,7 +399,9 @@ extension AttendancePunchCreate {
     }
 }
 
-/// One page of AttendancePunch items. The list ends at a page without next_cursor or with no items.
+/// One page of AttendancePunch items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = AttendancePunchPage(data: [])
@@ -390,7 +409,9 @@ extension AttendancePunchCreate {
 public struct AttendancePunchPage: Codable, Hashable, Sendable, ProfirestPage {
     /// The punches of this page, newest first.
     public var data: [AttendancePunch]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -471,7 +492,9 @@ public struct AttendancePunchResult: Codable, Hashable, Sendable {
     }
 }
 
-/// The kind of punch. Any other string decodes too, so a value added to the API later never breaks decoding.
+/// The kind of punch.
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: AttendancePunchType = .clockIn  // or "clock_in"
@@ -501,8 +524,9 @@ public struct AttendancePunchType: ProfirestOpenEnum {
     public static let knownValues: [AttendancePunchType] = [.clockIn, .clockOut, .breakStart, .breakEnd]
 }
 
-/// Where a person is after a punch. New ones may come. Any other string decodes too, so a value added to the API later
-/// never breaks decoding.
+/// Where a person is after a punch.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: AttendanceState = .working  // or "working"
@@ -676,7 +700,9 @@ public struct Backup: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of Backup items. The list ends at a page without next_cursor or with no items.
+/// One page of Backup items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = BackupPage(data: [])
@@ -684,7 +710,9 @@ public struct Backup: Codable, Hashable, Sendable {
 public struct BackupPage: Codable, Hashable, Sendable, ProfirestPage {
     /// The backups of this page, newest first.
     public var data: [Backup]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -724,7 +752,9 @@ public struct BackupPage: Codable, Hashable, Sendable, ProfirestPage {
 public struct Catalog: Codable, Hashable, Sendable {
     /// The restaurant whose menu this is.
     public var restaurantId: String
-    /// The sales channel the menu and its prices are for. Known values: ``SalesChannel``.
+    /// The sales channel the menu and its prices are for.
+    ///
+    /// Known values: ``SalesChannel``.
     public var channel: String
     /// The ISO 4217 code of every price of the catalog.
     public var currency: String
@@ -802,7 +832,9 @@ public struct Category: Codable, Hashable, Sendable {
     public var name: String
     /// The category's place among its siblings: lower comes first.
     public var position: Int
-    /// The category this one sits in; null for a top-level category. Always sent; `nil` is JSON null.
+    /// The category this one sits in; null for a top-level category.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var parentId: String?
 
     /// Creates a value; optional members default to absent.
@@ -847,10 +879,13 @@ public struct Category: Codable, Hashable, Sendable {
 public struct Connection: Codable, Hashable, Sendable {
     /// The client_id of the application the access token was issued to.
     public var clientId: String
-    /// Whether the access token belongs to a paired device or a partner application. Known values: ``ConnectionKind``.
+    /// Whether the access token belongs to a paired device or a partner application.
+    ///
+    /// Known values: ``ConnectionKind``.
     public var kind: String
-    /// A device's restaurant; null for a partner connection, which may reach several restaurants. Always sent; `nil` is
-    /// JSON null.
+    /// A device's restaurant; null for a partner connection, which may reach several restaurants.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var restaurantId: String?
     /// Restaurants this connection may reach.
     public var restaurants: [RestaurantSummary]
@@ -908,8 +943,9 @@ extension Connection {
     }
 }
 
-/// What the access token belongs to. Any other string decodes too, so a value added to the API later never breaks
-/// decoding.
+/// What the access token belongs to.
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: ConnectionKind = .device  // or "device"
@@ -933,7 +969,9 @@ public struct ConnectionKind: ProfirestOpenEnum {
     public static let knownValues: [ConnectionKind] = [.device, .partner]
 }
 
-/// A customer. GET and PATCH answer an ETag.
+/// A customer.
+///
+/// GET and PATCH answer an ETag.
 ///
 /// ```swift
 /// let value = Customer(id: "…", name: "…", loyaltyPoints: 1, …)
@@ -943,12 +981,17 @@ public struct Customer: Codable, Hashable, Sendable {
     public var id: String
     /// The customer's name.
     public var name: String
-    /// The customer's email address, unique among the owner's customers; null when unknown. Always sent; `nil` is JSON
-    /// null.
+    /// The customer's email address, unique among the owner's customers; null when unknown.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var email: String?
-    /// The customer's phone number; null when unknown. Always sent; `nil` is JSON null.
+    /// The customer's phone number; null when unknown.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var phone: String?
-    /// A note about the customer; null when there is none. Always sent; `nil` is JSON null.
+    /// A note about the customer; null when there is none.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var note: String?
     /// The customer's loyalty points.
     public var loyaltyPoints: Int
@@ -1056,7 +1099,9 @@ public struct CustomerCreate: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of Customer items. The list ends at a page without next_cursor or with no items.
+/// One page of Customer items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = CustomerPage(data: [])
@@ -1064,7 +1109,9 @@ public struct CustomerCreate: Codable, Hashable, Sendable {
 public struct CustomerPage: Codable, Hashable, Sendable, ProfirestPage {
     /// The customers of this page.
     public var data: [Customer]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -1096,7 +1143,9 @@ public struct CustomerPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// A partial update (JSON merge patch, RFC 7396): absent = unchanged, null = cleared. Needs If-Match with the ETag.
+/// A partial update (JSON merge patch, RFC 7396): absent = unchanged, null = cleared.
+///
+/// Needs If-Match with the ETag.
 ///
 /// ```swift
 /// let value = CustomerUpdate()
@@ -1157,15 +1206,21 @@ public struct Delivery: Codable, Hashable, Sendable {
     public var restaurantId: String
     /// The order to deliver.
     public var orderId: String
-    /// Where the delivery is now. Known values: ``DeliveryStatus``.
+    /// Where the delivery is now.
+    ///
+    /// Known values: ``DeliveryStatus``.
     public var status: String
     /// Where to bring the order.
     public var address: String
     /// The guest's phone number.
     public var phone: String
-    /// The courier who has the delivery; null before one takes it. Always sent; `nil` is JSON null.
+    /// The courier who has the delivery; null before one takes it.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var courier: StaffEmployee?
-    /// The courier's last reported position; null before one is reported. Always sent; `nil` is JSON null.
+    /// The courier's last reported position; null before one is reported.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var location: GeoPoint?
     /// When the delivery last changed.
     public var updatedAt: Date
@@ -1286,7 +1341,9 @@ public struct DeliveryFulfillment: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of Delivery items. The list ends at a page without next_cursor or with no items.
+/// One page of Delivery items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = DeliveryPage(data: [])
@@ -1294,7 +1351,9 @@ public struct DeliveryFulfillment: Codable, Hashable, Sendable {
 public struct DeliveryPage: Codable, Hashable, Sendable, ProfirestPage {
     /// The deliveries of this page.
     public var data: [Delivery]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -1326,8 +1385,9 @@ public struct DeliveryPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// A delivery's status. New ones may come. Any other string decodes too, so a value added to the API later never breaks
-/// decoding.
+/// A delivery's status.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: DeliveryStatus = .waiting  // or "waiting"
@@ -1363,7 +1423,9 @@ public struct DeliveryStatus: ProfirestOpenEnum {
 /// let value = DeliveryStatusChange(status: "waiting")
 /// ```
 public struct DeliveryStatusChange: Codable, Hashable, Sendable {
-    /// The new status. Known values: ``DeliveryStatus``.
+    /// The new status.
+    ///
+    /// Known values: ``DeliveryStatus``.
     public var status: String
     /// The courier's position now; it becomes the delivery's location.
     public var location: GeoPoint?
@@ -1423,7 +1485,9 @@ public struct DeviceAuthorization: Codable, Hashable, Sendable {
     public var verificationUriComplete: String
     /// Seconds the code lives: 600.
     public var expiresIn: Int
-    /// Seconds between polls: 5. After slow_down poll 5 s slower for good.
+    /// Seconds between polls: 5.
+    ///
+    /// After slow_down poll 5 s slower for good.
     public var interval: Int
 
     /// Creates a value; optional members default to absent.
@@ -1559,7 +1623,9 @@ public struct DeviceInfo: Codable, Hashable, Sendable {
     public var clientId: String
     /// When the device was paired.
     public var pairedAt: Date
-    /// Null before the first API request. Always sent; `nil` is JSON null.
+    /// Null before the first API request.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var lastSeenAt: Date?
     /// The version of the application the device said it runs when pairing.
     public var appVersion: String?
@@ -1612,7 +1678,9 @@ public struct DeviceInfo: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of DeviceInfo items. The list ends at a page without next_cursor or with no items.
+/// One page of DeviceInfo items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = DevicePage(data: [])
@@ -1620,7 +1688,9 @@ public struct DeviceInfo: Codable, Hashable, Sendable {
 public struct DevicePage: Codable, Hashable, Sendable, ProfirestPage {
     /// The devices of this page.
     public var data: [DeviceInfo]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -1697,10 +1767,14 @@ public struct DineInFulfillment: Codable, Hashable, Sendable {
 public struct Event: Codable, Hashable, Sendable {
     /// Unique; process events idempotently by it (an event may come more than once).
     public var id: String
-    /// What happened; ignore types you do not know. Known values: ``EventType``.
+    /// What happened; ignore types you do not know.
+    ///
+    /// Known values: ``EventType``.
     public var type: String
-    /// Where the change happened. Customers are shared by an owner's restaurants: their events carry the restaurant of
-    /// the connection that changed them.
+    /// Where the change happened.
+    ///
+    /// Customers are shared by an owner's restaurants: their events carry the restaurant of the connection that changed
+    /// them.
     public var restaurantId: String
     /// When the change happened.
     public var occurredAt: Date
@@ -1752,7 +1826,9 @@ extension Event {
     }
 }
 
-/// A page of the event feed. Without a cursor the page is empty and next_cursor points at the end of the feed.
+/// A page of the event feed.
+///
+/// Without a cursor the page is empty and next_cursor points at the end of the feed.
 ///
 /// ```swift
 /// let value = EventPage(data: [], nextCursor: "…", hasMore: true)
@@ -1760,8 +1836,9 @@ extension Event {
 public struct EventPage: Codable, Hashable, Sendable {
     /// The events of this page, oldest first.
     public var data: [Event]
-    /// Always present: the position after the last event of this page (or the current end of the feed). Store it and
-    /// send it back.
+    /// Always present: the position after the last event of this page (or the current end of the feed).
+    ///
+    /// Store it and send it back.
     public var nextCursor: String
     /// True when more events wait right now: fetch again at once.
     public var hasMore: Bool
@@ -1796,8 +1873,10 @@ public struct EventPage: Codable, Hashable, Sendable {
     }
 }
 
-/// Event types. New ones may come: ignore what you do not know. Any other string decodes too, so a value added to the
-/// API later never breaks decoding.
+/// Event types.
+///
+/// New ones may come: ignore what you do not know. Any other string decodes too, so a value added to the API later
+/// never breaks decoding.
 ///
 /// ```swift
 /// let value: EventType = .orderCreated  // or "order.created"
@@ -1892,8 +1971,9 @@ public struct FieldError: Codable, Hashable, Sendable {
     }
 }
 
-/// How the order reaches the guest, by type. Clients must accept types they do not know. Chosen by `type`; a shape
-/// added to the API later decodes as `.unknown`.
+/// How the order reaches the guest, by type.
+///
+/// Clients must accept types they do not know. Chosen by `type`; a shape added to the API later decodes as `.unknown`.
 ///
 /// ```swift
 /// if case .pickup(let value) = fulfillment { print(value) }
@@ -1972,8 +2052,9 @@ public struct GeoPoint: Codable, Hashable, Sendable {
     }
 }
 
-/// OAuth grant types the token endpoint takes. Any other string decodes too, so a value added to the API later never
-/// breaks decoding.
+/// OAuth grant types the token endpoint takes.
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: GrantType = .urnIetfParamsOauthGrantTypeDeviceCode  // or "urn:ietf:params:oauth:grant-type:device_code"
@@ -2010,11 +2091,15 @@ public struct KitchenTicket: Codable, Hashable, Sendable {
     public var id: String
     /// The restaurant of the kitchen.
     public var restaurantId: String
-    /// The order the ticket was made for; null for a ticket without an order. Always sent; `nil` is JSON null.
+    /// The order the ticket was made for; null for a ticket without an order.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var orderId: String?
     /// The kitchen station that prepares the ticket.
     public var station: String
-    /// Where the ticket is now. Known values: ``KitchenTicketStatus``.
+    /// Where the ticket is now.
+    ///
+    /// Known values: ``KitchenTicketStatus``.
     public var status: String
     /// The lines to cook.
     public var items: [KitchenTicketItem]
@@ -2129,7 +2214,9 @@ public struct KitchenTicketItem: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of KitchenTicket items. The list ends at a page without next_cursor or with no items.
+/// One page of KitchenTicket items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = KitchenTicketPage(data: [])
@@ -2137,7 +2224,9 @@ public struct KitchenTicketItem: Codable, Hashable, Sendable {
 public struct KitchenTicketPage: Codable, Hashable, Sendable, ProfirestPage {
     /// The tickets of this page, oldest first.
     public var data: [KitchenTicket]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -2169,8 +2258,9 @@ public struct KitchenTicketPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// A kitchen ticket's status. New ones may come. Any other string decodes too, so a value added to the API later never
-/// breaks decoding.
+/// A kitchen ticket's status.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: KitchenTicketStatus = .new  // or "new"
@@ -2209,7 +2299,9 @@ public struct KitchenTicketStatus: ProfirestOpenEnum {
 /// let value = KitchenTicketStatusChange(status: "new")
 /// ```
 public struct KitchenTicketStatusChange: Codable, Hashable, Sendable {
-    /// The new status. Known values: ``KitchenTicketStatus``.
+    /// The new status.
+    ///
+    /// Known values: ``KitchenTicketStatus``.
     public var status: String
 
     /// Creates a value; optional members default to absent.
@@ -2376,14 +2468,18 @@ public struct Money: Codable, Hashable, Sendable {
     }
 }
 
-/// An OAuth error body (RFC 6749 5.2). invalid_grant on a refresh means the device was unpaired: forget the tokens.
-/// invalid_client and unauthorized_client are temporary for a device: keep the tokens.
+/// An OAuth error body (RFC 6749 5.2).
+///
+/// invalid_grant on a refresh means the device was unpaired: forget the tokens. invalid_client and unauthorized_client
+/// are temporary for a device: keep the tokens.
 ///
 /// ```swift
 /// let value = OAuthError(error: "authorization_pending")
 /// ```
 public struct OAuthError: Codable, Hashable, Sendable {
-    /// The OAuth error code; decide by it. Known values: ``OAuthErrorCode``.
+    /// The OAuth error code; decide by it.
+    ///
+    /// Known values: ``OAuthErrorCode``.
     public var error: String
     /// Text for a developer about the error; never decide by it.
     public var errorDescription: String?
@@ -2427,8 +2523,9 @@ extension OAuthError {
     }
 }
 
-/// OAuth error codes (RFC 6749 5.2, RFC 8628 3.5). New ones may come. Any other string decodes too, so a value added to
-/// the API later never breaks decoding.
+/// OAuth error codes (RFC 6749 5.2, RFC 8628 3.5).
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: OAuthErrorCode = .authorizationPending  // or "authorization_pending"
@@ -2482,10 +2579,11 @@ public struct OAuthErrorCode: ProfirestOpenEnum {
     public static let knownValues: [OAuthErrorCode] = [.authorizationPending, .slowDown, .accessDenied, .expiredToken, .invalidGrant, .invalidClient, .unauthorizedClient, .invalidRequest, .invalidScope, .unsupportedGrantType, .serverError, .temporarilyUnavailable]
 }
 
-/// Data for approving a receipt offline with a manager's PIN. The approval key is key = PBKDF2-HMAC-SHA256(password:
-/// the PIN's UTF-8 bytes, salt: base64url-decoded salt, iterations, length 32 bytes). The check catches typos only (1
-/// in 256 wrong PINs pass): the server verifies the approval_signature. See ReceiptOfflineApproval for the message and
-/// signature.
+/// Data for approving a receipt offline with a manager's PIN.
+///
+/// The approval key is key = PBKDF2-HMAC-SHA256(password: the PIN's UTF-8 bytes, salt: base64url-decoded salt,
+/// iterations, length 32 bytes). The check catches typos only (1 in 256 wrong PINs pass): the server verifies the
+/// approval_signature. See ReceiptOfflineApproval for the message and signature.
 ///
 /// ```swift
 /// let value = OfflineApproval(salt: "…", iterations: 1, check: 1)
@@ -2577,13 +2675,19 @@ public struct Order: Codable, Hashable, Sendable {
     public var number: Int
     /// The restaurant the order is for.
     public var restaurantId: String
-    /// Your own id of the order, as sent when it was created; null when none was sent. Always sent; `nil` is JSON null.
+    /// Your own id of the order, as sent when it was created; null when none was sent.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var externalId: String?
     /// The quote the order was made from.
     public var quoteId: String
-    /// The sales channel the order came through. Known values: ``SalesChannel``.
+    /// The sales channel the order came through.
+    ///
+    /// Known values: ``SalesChannel``.
     public var channel: String
-    /// Where the order is now. Known values: ``OrderStatus``.
+    /// Where the order is now.
+    ///
+    /// Known values: ``OrderStatus``.
     public var status: String
     /// The ordered lines.
     public var items: [OrderItem]
@@ -2681,7 +2785,9 @@ extension Order {
     }
 }
 
-/// An order from a quote. Send an Idempotency-Key you stored with the order before sending.
+/// An order from a quote.
+///
+/// Send an Idempotency-Key you stored with the order before sending.
 ///
 /// ```swift
 /// let value = OrderCreate(quoteId: "…")
@@ -2895,7 +3001,9 @@ public struct OrderItemCreate: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of Order items. The list ends at a page without next_cursor or with no items.
+/// One page of Order items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = OrderPage(data: [])
@@ -2903,7 +3011,9 @@ public struct OrderItemCreate: Codable, Hashable, Sendable {
 public struct OrderPage: Codable, Hashable, Sendable, ProfirestPage {
     /// The orders of this page, newest first.
     public var data: [Order]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -2935,8 +3045,9 @@ public struct OrderPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// An order's status. New ones may come. Any other string decodes too, so a value added to the API later never breaks
-/// decoding.
+/// An order's status.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: OrderStatus = .accepted  // or "accepted"
@@ -2972,13 +3083,17 @@ public struct OrderStatus: ProfirestOpenEnum {
     public static let knownValues: [OrderStatus] = [.accepted, .preparing, .ready, .outForDelivery, .completed, .cancelled]
 }
 
-/// A status change. Allowed: accepted→preparing→ready→(out_for_delivery→)completed; cancelled from any but completed.
+/// A status change.
+///
+/// Allowed: accepted→preparing→ready→(out_for_delivery→)completed; cancelled from any but completed.
 ///
 /// ```swift
 /// let value = OrderStatusChange(status: "accepted")
 /// ```
 public struct OrderStatusChange: Codable, Hashable, Sendable {
-    /// The new status. Known values: ``OrderStatus``.
+    /// The new status.
+    ///
+    /// Known values: ``OrderStatus``.
     public var status: String
     /// Why, for instance why an order is cancelled.
     public var reason: String?
@@ -3016,8 +3131,9 @@ extension OrderStatusChange {
     }
 }
 
-/// How a receipt was paid. New ones may come. Any other string decodes too, so a value added to the API later never
-/// breaks decoding.
+/// How a receipt was paid.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: PaymentMethod = .cash  // or "cash"
@@ -3081,7 +3197,9 @@ public struct PickupFulfillment: Codable, Hashable, Sendable {
     }
 }
 
-/// An error (RFC 9457 application/problem+json). Clients must ignore members they do not know.
+/// An error (RFC 9457 application/problem+json).
+///
+/// Clients must ignore members they do not know.
 ///
 /// ```swift
 /// let value = Problem(type: "…", title: "…", status: 1, …)
@@ -3093,7 +3211,9 @@ public struct Problem: Codable, Hashable, Sendable {
     public var title: String
     /// The HTTP status, repeated.
     public var status: Int
-    /// The catalog code (x-error-catalog). Decide by this, never by status or title.
+    /// The catalog code (x-error-catalog).
+    ///
+    /// Decide by this, never by status or title.
     public var code: String
     /// The id of the request for support; the same as the Profirest-Request-Id header.
     public var requestId: String
@@ -3107,8 +3227,9 @@ public struct Problem: Codable, Hashable, Sendable {
     public var existingId: String?
     /// The request path.
     public var instance: String?
-    /// With cursor_expired from the event feed: the current end of the feed. Store it once your state is reloaded and
-    /// read on from it: nothing that changed after this answer is missed.
+    /// With cursor_expired from the event feed: the current end of the feed.
+    ///
+    /// Store it once your state is reloaded and read on from it: nothing that changed after this answer is missed.
     public var nextCursor: String?
     /// Seconds, the same as the Retry-After header, where one is sent.
     public var retryAfter: Int?
@@ -3311,7 +3432,9 @@ public struct Quote: Codable, Hashable, Sendable {
     public var id: String
     /// The restaurant that priced the quote.
     public var restaurantId: String
-    /// The sales channel whose prices apply. Known values: ``SalesChannel``.
+    /// The sales channel whose prices apply.
+    ///
+    /// Known values: ``SalesChannel``.
     public var channel: String
     /// The priced lines.
     public var items: [OrderItem]
@@ -3325,7 +3448,9 @@ public struct Quote: Codable, Hashable, Sendable {
     public var total: Money
     /// An order must be created before this time.
     public var expiresAt: Date
-    /// The order made from this quote; a quote is used once. Always sent; `nil` is JSON null.
+    /// The order made from this quote; a quote is used once.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var usedByOrderId: String?
 
     /// Creates a value; optional members default to absent.
@@ -3399,7 +3524,9 @@ extension Quote {
 /// let value = QuoteCreate(channel: "pos", items: [], fulfillment: Fulfillment(…))
 /// ```
 public struct QuoteCreate: Codable, Hashable, Sendable {
-    /// The sales channel whose prices apply. Known values: ``SalesChannel``.
+    /// The sales channel whose prices apply.
+    ///
+    /// Known values: ``SalesChannel``.
     public var channel: String
     /// The lines to price, 1 to 200.
     public var items: [OrderItemCreate]
@@ -3461,17 +3588,23 @@ public struct Receipt: Codable, Hashable, Sendable {
     public var number: String
     /// The restaurant that issued the receipt.
     public var restaurantId: String
-    /// The tab the receipt settled; null for a receipt without a tab. Always sent; `nil` is JSON null.
+    /// The tab the receipt settled; null for a receipt without a tab.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var tabId: String?
     /// The lines of the receipt.
     public var items: [ReceiptItem]
     /// What the guest paid.
     public var total: Money
-    /// How the guest paid. Known values: ``PaymentMethod``.
+    /// How the guest paid.
+    ///
+    /// Known values: ``PaymentMethod``.
     public var paymentMethod: String
     /// The signed-in employee who issued the receipt.
     public var issuedBy: StaffEmployee
-    /// The manager who approved the receipt offline; null without an offline approval. Always sent; `nil` is JSON null.
+    /// The manager who approved the receipt offline; null without an offline approval.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var approvedBy: StaffEmployee?
     /// When the receipt was issued.
     public var issuedAt: Date
@@ -3553,7 +3686,9 @@ public struct ReceiptCreate: Codable, Hashable, Sendable {
     public var items: [ReceiptItem]
     /// What the guest pays.
     public var total: Money
-    /// How the guest paid. Known values: ``PaymentMethod``.
+    /// How the guest paid.
+    ///
+    /// Known values: ``PaymentMethod``.
     public var paymentMethod: String
     /// When the register issued the receipt, for one issued offline and sent later; the server's time when absent.
     public var issuedAt: Date?
@@ -3664,12 +3799,13 @@ public struct ReceiptItem: Codable, Hashable, Sendable {
     }
 }
 
-/// A manager's approval given on a register without a network. key is derived from the manager's PIN as OfflineApproval
-/// says. message is the UTF-8 bytes of these lines joined by a line feed (U+000A), with no trailing line feed:
-/// "profirest-offline-approval/1", the receipt id, employee_id, approved_at, reason, the receipt total amount in minor
-/// units as a decimal integer (e.g. 37800 or -500), and the total currency. approval_signature =
-/// base64url-no-padding(HMAC-SHA256(key, message)). The server recomputes it and answers 422 offline_approval_invalid
-/// when it differs.
+/// A manager's approval given on a register without a network.
+///
+/// key is derived from the manager's PIN as OfflineApproval says. message is the UTF-8 bytes of these lines joined by a
+/// line feed (U+000A), with no trailing line feed: "profirest-offline-approval/1", the receipt id, employee_id,
+/// approved_at, reason, the receipt total amount in minor units as a decimal integer (e.g. 37800 or -500), and the
+/// total currency. approval_signature = base64url-no-padding(HMAC-SHA256(key, message)). The server recomputes it and
+/// answers 422 offline_approval_invalid when it differs.
 ///
 /// ```swift
 /// let value = ReceiptOfflineApproval(employeeId: "…", reason: "…", approvedAt: "…", …)
@@ -3785,7 +3921,9 @@ public struct Restaurant: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of RestaurantSummary items. The list ends at a page without next_cursor or with no items.
+/// One page of RestaurantSummary items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = RestaurantPage(data: [])
@@ -3793,7 +3931,9 @@ public struct Restaurant: Codable, Hashable, Sendable {
 public struct RestaurantPage: Codable, Hashable, Sendable, ProfirestPage {
     /// The restaurants of this page.
     public var data: [RestaurantSummary]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -3868,7 +4008,9 @@ public struct RestaurantSummary: Codable, Hashable, Sendable {
     }
 }
 
-/// Form fields of a revocation request (RFC 7009). Revoking a device's refresh token unpairs the device.
+/// Form fields of a revocation request (RFC 7009).
+///
+/// Revoking a device's refresh token unpairs the device.
 ///
 /// ```swift
 /// let value = RevocationRequest(token: "…")
@@ -3878,7 +4020,9 @@ public struct RevocationRequest: Codable, Hashable, Sendable {
     public var token: String
     /// The client the token was issued to; public clients send it.
     public var clientId: String?
-    /// Which kind of token is sent, to speed up the lookup; optional. Known values: ``TokenTypeHint``.
+    /// Which kind of token is sent, to speed up the lookup; optional.
+    ///
+    /// Known values: ``TokenTypeHint``.
     public var tokenTypeHint: String?
 
     /// Creates a value; optional members default to absent.
@@ -3937,8 +4081,9 @@ extension RevocationRequest: CustomStringConvertible, CustomDebugStringConvertib
     }
 }
 
-/// Where something is sold. New ones may come. Any other string decodes too, so a value added to the API later never
-/// breaks decoding.
+/// Where something is sold.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: SalesChannel = .pos  // or "pos"
@@ -4020,9 +4165,13 @@ public struct StaffCandidate: Codable, Hashable, Sendable {
 /// let value = StaffCredential(method: "pin", secret: "…")
 /// ```
 public struct StaffCredential: Codable, Hashable, Sendable {
-    /// Whether secret is a PIN or a card's UID. Known values: ``StaffCredentialMethod``.
+    /// Whether secret is a PIN or a card's UID.
+    ///
+    /// Known values: ``StaffCredentialMethod``.
     public var method: String
-    /// The PIN (4–8 digits) or the card's UID. Never stored by the client.
+    /// The PIN (4–8 digits) or the card's UID.
+    ///
+    /// Never stored by the client.
     public var secret: String
     /// The chosen person after 409 staff_ambiguous.
     public var employeeId: String?
@@ -4083,8 +4232,9 @@ extension StaffCredential: CustomStringConvertible, CustomDebugStringConvertible
     }
 }
 
-/// How a person proves who they are. Any other string decodes too, so a value added to the API later never breaks
-/// decoding.
+/// How a person proves who they are.
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: StaffCredentialMethod = .pin  // or "pin"
@@ -4118,7 +4268,9 @@ public struct StaffEmployee: Codable, Hashable, Sendable {
     public var id: String
     /// The employee's name.
     public var name: String
-    /// Known values: ``StaffRole``.
+    /// A staff role.
+    ///
+    /// New ones may come. Known values: ``StaffRole``.
     public var role: String
 
     /// Creates a value; optional members default to absent.
@@ -4158,7 +4310,9 @@ extension StaffEmployee {
     }
 }
 
-/// An employee. offline_approval is present for managers only and only with the staff:read scope.
+/// An employee.
+///
+/// offline_approval is present for managers only and only with the staff:read scope.
 ///
 /// ```swift
 /// let value = StaffMember(id: "…", name: "…", role: "manager", …)
@@ -4168,7 +4322,9 @@ public struct StaffMember: Codable, Hashable, Sendable {
     public var id: String
     /// The employee's name.
     public var name: String
-    /// Known values: ``StaffRole``.
+    /// A staff role.
+    ///
+    /// New ones may come. Known values: ``StaffRole``.
     public var role: String
     /// False for an employee who no longer works here.
     public var active: Bool
@@ -4226,7 +4382,9 @@ extension StaffMember {
     }
 }
 
-/// One page of StaffMember items. The list ends at a page without next_cursor or with no items.
+/// One page of StaffMember items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = StaffMemberPage(data: [])
@@ -4234,7 +4392,9 @@ extension StaffMember {
 public struct StaffMemberPage: Codable, Hashable, Sendable, ProfirestPage {
     /// The employees of this page.
     public var data: [StaffMember]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -4266,8 +4426,9 @@ public struct StaffMemberPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// A staff role. New ones may come. Any other string decodes too, so a value added to the API later never breaks
-/// decoding.
+/// A staff role.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: StaffRole = .manager  // or "manager"
@@ -4306,7 +4467,9 @@ public struct StaffRole: ProfirestOpenEnum {
 /// let value = StaffSession(token: "…", employee: StaffEmployee(…), restaurantId: "…", …)
 /// ```
 public struct StaffSession: Codable, Hashable, Sendable {
-    /// Sent as Profirest-Staff-Token. Keep it in memory only.
+    /// Sent as Profirest-Staff-Token.
+    ///
+    /// Keep it in memory only.
     public var token: String
     /// The signed-in employee.
     public var employee: StaffEmployee
@@ -4395,7 +4558,9 @@ public struct Tab: Codable, Hashable, Sendable {
     public var restaurantId: String
     /// The tab's name, such as a guest's name or a table.
     public var name: String
-    /// Whether the tab is open; issuing a receipt for it closes it. Known values: ``TabStatus``.
+    /// Whether the tab is open; issuing a receipt for it closes it.
+    ///
+    /// Known values: ``TabStatus``.
     public var status: String
     /// The lines added so far.
     public var items: [OrderItem]
@@ -4537,7 +4702,9 @@ public struct TabItemsAdd: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of Tab items. The list ends at a page without next_cursor or with no items.
+/// One page of Tab items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = TabPage(data: [])
@@ -4545,7 +4712,9 @@ public struct TabItemsAdd: Codable, Hashable, Sendable {
 public struct TabPage: Codable, Hashable, Sendable, ProfirestPage {
     /// The tabs of this page.
     public var data: [Tab]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -4577,7 +4746,9 @@ public struct TabPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// A tab's status. Any other string decodes too, so a value added to the API later never breaks decoding.
+/// A tab's status.
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: TabStatus = .open  // or "open"
@@ -4607,6 +4778,8 @@ public struct TabStatus: ProfirestOpenEnum {
 /// let value = TokenRequest(grantType: "urn:ietf:params:oauth:grant-type:device_code")
 /// ```
 public struct TokenRequest: Codable, Hashable, Sendable {
+    /// OAuth grant types the token endpoint takes.
+    ///
     /// Known values: ``GrantType``.
     public var grantType: String
     /// Public clients send it; confidential clients authenticate with HTTP Basic (client_secret_basic) instead and must
@@ -4725,8 +4898,10 @@ public struct TokenResponse: Codable, Hashable, Sendable {
     /// A paired device's id.
     public var deviceId: String?
     /// A public client's refresh token is single-use: every refresh returns a new one and the old one stops working (a
-    /// reuse is invalid_grant). Only a retry whose answer was lost is forgiven: the old token sent again within 60 s,
-    /// before the new one was used, answers the same new tokens. When absent, keep the old one.
+    /// reuse is invalid_grant).
+    ///
+    /// Only a retry whose answer was lost is forgiven: the old token sent again within 60 s, before the new one was
+    /// used, answers the same new tokens. When absent, keep the old one.
     public var refreshToken: String?
     /// A device's restaurant.
     public var restaurantId: String?
@@ -4800,8 +4975,9 @@ extension TokenResponse: CustomStringConvertible, CustomDebugStringConvertible, 
     }
 }
 
-/// Which kind of token is being revoked (RFC 7009). Any other string decodes too, so a value added to the API later
-/// never breaks decoding.
+/// Which kind of token is being revoked (RFC 7009).
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: TokenTypeHint = .accessToken  // or "access_token"
