@@ -47,6 +47,7 @@ struct SchemaAnalyzer {
         var result: [OneOfModel.Variant] = []
         for variant in variants {
             guard let target = variant["$ref"]?.string else { throw CodegenError("\(typeName): oneOf members must be $refs") }
+            _ = try contract.resolve(variant, context: typeName)
             guard let value = mapping.first(where: { $0.value.string == target })?.key else {
                 throw CodegenError("\(typeName): \(target) has no discriminator mapping")
             }
