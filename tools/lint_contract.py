@@ -5,7 +5,9 @@ every schema and every operation's main response has an example and each example
 operation ids are unique, every error code the contract's prose mentions is in x-error-catalog, and the catalog
 itself is well formed, and every scope has a Czech description beside its English one (x-scopes-cs). Secret members (tokens, PINs, the PKCE verifier) carry `x-secret: true`, which the generator
 turns into a redacting description and mirror: the flag is `true` or absent, and a member named like a secret must
-have it, so a new token field cannot print by default.
+have it, so a new token field cannot print by default. Every schema, schema property, parameter and operation is
+described: the generator turns these descriptions into the library's documentation (a property that is only a $ref
+is described by its schema's description).
 """
 import json
 import re
@@ -48,6 +50,54 @@ def check_secrets(schemas: dict, problems: list[str]) -> None:
         walk(f"schema {name}", schema, name)
 
 
+def described(node) -> bool:
+    return isinstance(node, dict) and isinstance(node.get("description"), str) and bool(node["description"].strip())
+
+
+def check_descriptions(spec: dict, problems: list[str]) -> None:
+    """Every schema, schema property, parameter and operation has a description: it becomes the documentation of the
+    generated model, member or method, so the generator never has to make one up."""
+    components = spec["components"]
+    schemas = components["schemas"]
+
+    def target(ref: str):
+        return schemas.get(ref.rsplit("/", 1)[-1]) if ref.startswith("#/components/schemas/") else None
+
+    def walk(where: str, schema) -> None:
+        if isinstance(schema, list):
+            for item in schema:
+                walk(where, item)
+            return
+        if not isinstance(schema, dict):
+            return
+        for name, member in (schema.get("properties") or {}).items():
+            only_ref = isinstance(member, dict) and set(member) == {"$ref"}
+            if not described(member) and not (only_ref and described(target(member["$ref"]))):
+                problems.append(f"{where}.{name}: no description (say what the member is, in English)")
+            walk(f"{where}.{name}", member)
+        for key in ("items", "additionalProperties", "allOf", "oneOf", "anyOf"):
+            if key in schema:
+                walk(f"{where}/{key}", schema[key])
+
+    for name, schema in schemas.items():
+        if not described(schema):
+            problems.append(f"schema {name}: no description")
+        walk(f"schema {name}", schema)
+    for name, parameter in (components.get("parameters") or {}).items():
+        if not described(parameter):
+            problems.append(f"parameter {name}: no description")
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            where = op.get("operationId") or f"{method.upper()} {path}"
+            if not str(op.get("summary") or "").strip():
+                problems.append(f"{where}: no summary")
+            if not described(op):
+                problems.append(f"{where}: no description")
+            for parameter in op.get("parameters") or []:
+                if "$ref" not in parameter and not described(parameter):
+                    problems.append(f"{where}: parameter {parameter.get('name')} has no description")
+
+
 def main() -> int:
     spec = json.loads(CONTRACT.read_text(encoding="utf-8"))
     validate(spec)  # raises on any structural error
@@ -69,6 +119,7 @@ def main() -> int:
             check_example(f"schema {name}", {"$ref": f"#/components/schemas/{name}"}, schema["example"])
 
     check_secrets(schemas, problems)
+    check_descriptions(spec, problems)
 
     seen_ids: set[str] = set()
     for path, item in spec["paths"].items():

@@ -35,7 +35,9 @@ struct ErrorCodeWriter {
             for (index, entry) in entries.enumerated() {
                 if index > 0 { out.line() }
                 let origin = entry.libraryOnly ? "From the library, never from the server" : "HTTP \(entry.status)"
-                out.doc("\(origin)\(entry.retryable ? ", retried" : ""). \(entry.description)")
+                // The English title says what happened in a sentence; the description and the status say the rest.
+                out.doc(DocComment(abstract: entry.titleEN + ".",
+                                   discussion: ["\(entry.description) \(origin)\(entry.retryable ? ", retried" : "")."]))
                 out.line("public static let \(Naming.identifier(Naming.camelCase(entry.code))) = \(SwiftWriter.literal(entry.code))")
             }
         }

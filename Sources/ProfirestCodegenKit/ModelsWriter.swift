@@ -35,17 +35,15 @@ struct ModelsWriter {
     // MARK: - Structs
 
     private func writeStruct(_ model: StructModel, _ out: inout SwiftWriter) {
-        out.doc(model.documentation, example: "let value = " + exampleCall(model))
+        out.doc(DocComment(prose: model.documentation, example: "let value = " + exampleCall(model)))
         var conformances = "Codable, Hashable, Sendable"
         if model.pageItem != nil { conformances += ", ProfirestPage" }
         out.block("public struct \(model.name): \(conformances)") { out in
             for property in model.properties {
-                var documentation = property.documentation ?? ""
-                if let openEnum = property.openEnum {
-                    documentation += (documentation.isEmpty ? "" : " ") + "Known values: ``\(openEnum)``."
-                }
-                if property.required && property.nullable { documentation += (documentation.isEmpty ? "" : " ") + "Always sent; `nil` is JSON null." }
-                out.doc(documentation.isEmpty ? "The `\(property.wireName)` member." : documentation)
+                var notes: [String] = []
+                if let openEnum = property.openEnum { notes.append("Known values: ``\(openEnum)``.") }
+                if property.required && property.nullable { notes.append("Always sent; `nil` is JSON null.") }
+                out.doc(DocComment(prose: property.documentation, notes: notes))
                 out.line("public var \(Naming.identifier(property.swiftName)): \(property.declaredType)")
             }
             if let item = model.pageItem {
@@ -178,8 +176,9 @@ struct ModelsWriter {
 
     private func writeOpenEnum(_ model: OpenEnumModel, _ out: inout SwiftWriter) {
         let first = model.values.first ?? "value"
-        out.doc((model.documentation ?? "Known values.") + " Any other string decodes too, so a value added to the API later never breaks decoding.",
-                example: "let value: \(model.name) = .\(Naming.camelCase(first))  // or \(SwiftWriter.literal(first))")
+        out.doc(DocComment(prose: model.documentation,
+                           notes: ["Any other string decodes too, so a value added to the API later never breaks decoding."],
+                           example: "let value: \(model.name) = .\(Naming.camelCase(first))  // or \(SwiftWriter.literal(first))"))
         out.block("public struct \(model.name): ProfirestOpenEnum") { out in
             out.line("/// The wire value.")
             out.line("public let rawValue: String")
@@ -204,8 +203,9 @@ struct ModelsWriter {
 
     private func writeOneOf(_ model: OneOfModel, _ out: inout SwiftWriter) {
         let first = model.variants.first
-        out.doc((model.documentation ?? "One of several shapes.") + " Chosen by `\(model.discriminator)`; a shape added to the API later decodes as `.unknown`.",
-                example: first.map { "if case .\($0.caseName)(let value) = fulfillment { print(value) }" })
+        out.doc(DocComment(prose: model.documentation,
+                           notes: ["Chosen by `\(model.discriminator)`; a shape added to the API later decodes as `.unknown`."],
+                           example: first.map { "if case .\($0.caseName)(let value) = fulfillment { print(value) }" }))
         out.block("public enum \(model.name): Codable, Hashable, Sendable") { out in
             for variant in model.variants {
                 out.line("/// `\(model.discriminator)` is `\(variant.discriminatorValue)`.")

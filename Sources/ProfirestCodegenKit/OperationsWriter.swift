@@ -1,104 +1,85 @@
-/// Writes `Operations.swift`: a descriptor of every operation of the contract.
+/// Writes `Operations.swift`: a descriptor of every operation of the contract, and the descriptor type itself.
+/// Both are internal: the library reads them (ScopeHint: the scope a refused call needs) and so do its tests; an app
+/// calls the typed operations instead.
 struct OperationsWriter {
-    struct Operation: Equatable, Sendable {
-        var id: String
-        var tag: String
-        var method: String
-        var path: String
-        var isRoot: Bool
-        var summary: String
-        var pathParameters: [String]
-        var queryParameters: [String]
-        var headerParameters: [String]
-        var requestContentTypes: [String]
-        var requestBodyType: String?
-        var responses: [(status: Int, type: String)]
-        var scopes: [String]
-        var staffSession: String?
+    /// Sorted by operationId.
+    let operations: [OperationModel]
 
-        static func == (lhs: Operation, rhs: Operation) -> Bool {
-            lhs.id == rhs.id && lhs.path == rhs.path && lhs.method == rhs.method
-        }
-    }
-
-    let operations: [Operation]
-
-    init(contract: JSONNode) throws {
-        guard let paths = contract["paths"]?.object else { throw CodegenError("the contract has no paths") }
-        var result: [Operation] = []
-        for path in paths.keys.sorted() {
-            let item = paths[path]!
-            for method in ["get", "put", "post", "patch", "delete"] {
-                guard let op = item[method] else { continue }
-                guard let id = op["operationId"]?.string else { throw CodegenError("\(method.uppercased()) \(path): no operationId") }
-                let parameters = try (op["parameters"]?.array ?? []).map { try Self.resolveParameter($0, contract: contract) }
-                func names(_ location: String) -> [String] {
-                    parameters.filter { $0["in"]?.string == location }.compactMap { $0["name"]?.string }
-                }
-                let content = op["requestBody"]?["content"]?.object ?? [:]
-                var bodyType: String?
-                if let json = content["application/json"]?["schema"]?["$ref"]?.string ?? content["application/x-www-form-urlencoded"]?["schema"]?["$ref"]?.string {
-                    bodyType = Naming.typeName(String(json.split(separator: "/").last ?? ""))
-                } else if !content.isEmpty {
-                    bodyType = "Data"
-                }
-                var responses: [(Int, String)] = []
-                for (code, response) in op["responses"]?.object ?? [:] {
-                    guard let status = Int(code), (200..<300).contains(status) else { continue }
-                    let media = response["content"]?.object ?? [:]
-                    if let ref = media["application/json"]?["schema"]?["$ref"]?.string {
-                        responses.append((status, Naming.typeName(String(ref.split(separator: "/").last ?? ""))))
-                    } else if media.isEmpty {
-                        responses.append((status, "Void"))
-                    } else {
-                        responses.append((status, "Data"))
-                    }
-                }
-                let isRoot = !path.hasPrefix("/v2/")
-                let scopes = op["security"]?.array?.first?["oauth2"]?.array?.compactMap(\.string) ?? []
-                result.append(Operation(
-                    id: id, tag: op["tags"]?.array?.first?.string ?? "", method: method.uppercased(),
-                    path: isRoot ? path : String(path.dropFirst(3)), isRoot: isRoot, summary: op["summary"]?.string ?? "",
-                    pathParameters: names("path"), queryParameters: names("query"), headerParameters: names("header"),
-                    requestContentTypes: content.keys.sorted(), requestBodyType: bodyType,
-                    responses: responses.sorted { $0.0 < $1.0 }, scopes: scopes, staffSession: op["x-staff-session"]?.string))
-            }
-        }
-        operations = result.sorted { $0.id < $1.id }
-    }
-
-    private static func resolveParameter(_ node: JSONNode, contract: JSONNode) throws -> JSONNode {
-        guard let target = node["$ref"]?.string else { return node }
-        let name = String(target.split(separator: "/").last ?? "")
-        guard let resolved = contract["components"]?["parameters"]?[name] else { throw CodegenError("unresolved parameter \(target)") }
-        return resolved
+    init(operations: [OperationModel]) {
+        self.operations = operations.sorted { $0.id < $1.id }
     }
 
     func write(header: String) -> String {
         var out = SwiftWriter()
         out.line(header)
         out.line("// swiftlint:disable all")
+        writeDescriptorType(&out)
         out.line()
         out.doc("Every operation of the contract, described: method, path, parameters, body and answers.",
                 example: "let op = Operations.createAttendancePunch  // op.method == \"POST\"")
-        out.block("public enum Operations") { out in
+        out.block("enum Operations") { out in
             for op in operations {
-                out.doc("`\(op.method) \(op.isRoot ? op.path : "/v2" + op.path)` — \(op.summary)")
-                out.line("public static let \(Naming.identifier(op.id)) = OperationDescriptor(")
-                out.line("    id: \(SwiftWriter.literal(op.id)), tag: \(SwiftWriter.literal(op.tag)), method: \(SwiftWriter.literal(op.method)),")
-                out.line("    path: \(SwiftWriter.literal(op.path)), isRoot: \(op.isRoot),")
-                out.line("    pathParameters: \(list(op.pathParameters)), queryParameters: \(list(op.queryParameters)), headerParameters: \(list(op.headerParameters)),")
-                out.line("    requestContentTypes: \(list(op.requestContentTypes)), requestBody: \(op.requestBodyType.map(SwiftWriter.literal) ?? "nil"),")
-                let responses = op.responses.isEmpty ? "[:]" : "[" + op.responses.map { "\($0.status): \(SwiftWriter.literal($0.type))" }.joined(separator: ", ") + "]"
+                out.doc("`\(op.upperMethod) \(op.path)` — \(op.summary ?? "")")
+                out.line("static let \(Naming.identifier(op.id)) = OperationDescriptor(")
+                out.line("    id: \(SwiftWriter.literal(op.id)), tag: \(SwiftWriter.literal(op.tag ?? "")), method: \(SwiftWriter.literal(op.upperMethod)),")
+                out.line("    path: \(SwiftWriter.literal(op.relativePath)), isRoot: \(op.isRoot),")
+                out.line("    pathParameters: \(names(op, "path")), queryParameters: \(names(op, "query")), headerParameters: \(names(op, "header")),")
+                out.line("    requestContentTypes: \(list(op.requestBody.map(\.contentType))), requestBody: \(requestBodyType(op).map(SwiftWriter.literal) ?? "nil"),")
+                let responses = op.successes.isEmpty ? "[:]" : "[" + op.successes.map { "\($0.status): \(SwiftWriter.literal(responseType($0)))" }.joined(separator: ", ") + "]"
                 out.line("    responses: \(responses), scopes: \(list(op.scopes)), staffSession: \(op.staffSession.map(SwiftWriter.literal) ?? "nil"))")
                 out.line()
             }
             out.line("/// Every operation, sorted by id.")
-            out.line("public static let all: [OperationDescriptor] = [")
+            out.line("static let all: [OperationDescriptor] = [")
             for op in operations { out.line("    \(Naming.identifier(op.id)),") }
             out.line("]")
         }
         return out.text
+    }
+
+    /// The descriptor; its memberwise initializer is what the constants call, so it is written here, beside them.
+    private func writeDescriptorType(_ out: inout SwiftWriter) {
+        out.line()
+        out.doc("What the contract says about one operation: its method, path, parameters, body and answers.",
+                example: "Operations.createAttendancePunch.path  // \"/restaurants/{restaurant_id}/attendance/punches\"")
+        out.block("struct OperationDescriptor: Sendable, Hashable") { out in
+            let members: [(doc: String, declaration: String)] = [
+                ("The contract's operationId.", "id: String"),
+                ("The contract's tag (the section of the API).", "tag: String"),
+                ("The HTTP method, upper case.", "method: String"),
+                ("The path template, relative to `/v2` unless `isRoot`.", "path: String"),
+                ("Whether the path sits at the root (`/oauth/…`, `/.well-known/…`) rather than under `/v2`.", "isRoot: Bool"),
+                ("Names of the path parameters, in the order they appear in the contract.", "pathParameters: [String]"),
+                ("Names of the query parameters.", "queryParameters: [String]"),
+                ("Names of the header parameters.", "headerParameters: [String]"),
+                ("Content types the request body may have; empty when there is no body.", "requestContentTypes: [String]"),
+                ("The Swift type of the request body (`\"Data\"` for raw bytes), or nil.", "requestBody: String?"),
+                ("Success statuses and the Swift type of their body (`\"Void\"` for none, `\"Data\"` for bytes).", "responses: [Int: String]"),
+                ("OAuth scopes the operation needs.", "scopes: [String]"),
+                ("`\"required\"` when the operation needs a signed-in employee.", "staffSession: String?"),
+            ]
+            for member in members {
+                out.doc(member.doc)
+                out.line("let " + member.declaration)
+            }
+        }
+    }
+
+    /// The Swift type of the body: the JSON or form schema's, `Data` for any other content, nil without a body.
+    private func requestBodyType(_ op: OperationModel) -> String? {
+        let schema = OperationModel.content("application/json", in: op.requestBody)?.typeName
+            ?? OperationModel.content("application/x-www-form-urlencoded", in: op.requestBody)?.typeName
+        return schema ?? (op.requestBody.isEmpty ? nil : "Data")
+    }
+
+    /// The Swift type of an answer's body: the JSON schema's, `Void` without a body, `Data` for any other content.
+    private func responseType(_ response: OperationModel.Response) -> String {
+        if let type = OperationModel.content("application/json", in: response.content)?.typeName { return type }
+        return response.content.isEmpty ? "Void" : "Data"
+    }
+
+    private func names(_ op: OperationModel, _ location: String) -> String {
+        list(op.parameters.filter { $0.location == location }.map(\.name))
     }
 
     private func list(_ items: [String]) -> String {

@@ -1,13 +1,12 @@
 /// Turns `components/schemas` into declarations. Deterministic: schemas and properties are visited in sorted order
 /// except where the contract gives an order (`required`, `enum`, `oneOf`).
 struct SchemaAnalyzer {
+    let contract: Contract
     let schemas: [String: JSONNode]
 
-    init(contract: JSONNode) throws {
-        guard let schemas = contract["components"]?["schemas"]?.object else {
-            throw CodegenError("the contract has no components/schemas")
-        }
-        self.schemas = schemas
+    init(contract: Contract) throws {
+        self.contract = contract
+        schemas = try contract.schemas()
     }
 
     func declarations() throws -> [Declaration] {
@@ -48,10 +47,11 @@ struct SchemaAnalyzer {
         var result: [OneOfModel.Variant] = []
         for variant in variants {
             guard let target = variant["$ref"]?.string else { throw CodegenError("\(typeName): oneOf members must be $refs") }
+            _ = try contract.resolve(variant, context: typeName)
             guard let value = mapping.first(where: { $0.value.string == target })?.key else {
                 throw CodegenError("\(typeName): \(target) has no discriminator mapping")
             }
-            result.append(.init(discriminatorValue: value, caseName: Naming.camelCase(value), typeName: refName(target)))
+            result.append(.init(discriminatorValue: value, caseName: Naming.camelCase(value), typeName: Contract.typeName(ofRef: target)))
         }
         return OneOfModel(name: typeName, documentation: documentation, discriminator: property, variants: result, example: schema["example"])
     }
@@ -61,11 +61,8 @@ struct SchemaAnalyzer {
         var required: [String] = []
         var members: [String: JSONNode] = [:]
         func absorb(_ part: JSONNode) throws {
-            if let target = part["$ref"]?.string {
-                guard let resolved = schemas[String(target.split(separator: "/").last ?? "")] else {
-                    throw CodegenError("\(owner): unresolved \(target)")
-                }
-                try absorb(resolved)
+            if part["$ref"] != nil {
+                try absorb(try contract.resolve(part, context: owner))
                 return
             }
             for item in part["allOf"]?.array ?? [] { try absorb(item) }
@@ -85,7 +82,8 @@ struct SchemaAnalyzer {
             let (type, nullable, openEnum) = try resolveType(propertySchema, owner: owner, property: wire, nested: &nested)
             let secret = try secretFlag(propertySchema, owner: owner, property: wire)
             result.append(PropertyModel(wireName: wire, swiftName: Naming.camelCase(wire), type: type, required: required.contains(wire),
-                                        nullable: nullable, documentation: propertySchema["description"]?.string, openEnum: openEnum,
+                                        nullable: nullable, documentation: try memberDescription(propertySchema, owner: owner, property: wire),
+                                        openEnum: openEnum,
                                         secret: secret))
         }
         return result
@@ -94,8 +92,8 @@ struct SchemaAnalyzer {
     /// The Swift type of a property schema, whether it may be null, and the open enum naming its values.
     func resolveType(_ schema: JSONNode, owner: String, property: String, nested: inout [Declaration]) throws -> (SwiftType, Bool, String?) {
         if let target = schema["$ref"]?.string {
-            let name = refName(target)
-            if let resolved = schemas[String(target.split(separator: "/").last ?? "")], resolved["enum"] != nil {
+            let name = Contract.typeName(ofRef: target)
+            if try contract.resolve(schema, context: "\(owner).\(property)")["enum"] != nil {
                 return (.string, false, name)
             }
             return (.named(name), false, nil)
@@ -161,6 +159,14 @@ struct SchemaAnalyzer {
         }
     }
 
+    /// The member's own description or, for a member that is a `$ref` (or a `$ref` or null), its schema's.
+    private func memberDescription(_ schema: JSONNode, owner: String, property: String) throws -> String? {
+        if let own = schema["description"]?.string { return own }
+        let options = (schema["oneOf"]?.array ?? schema["anyOf"]?.array ?? [schema]).filter { $0["type"]?.string != "null" }
+        guard options.count == 1, options[0]["$ref"] != nil else { return nil }
+        return try contract.resolve(options[0], context: "\(owner).\(property)")["description"]?.string
+    }
+
     /// `x-secret` is `true` or absent; anything else is a typo that would print a secret, so it stops generation.
     private func secretFlag(_ schema: JSONNode, owner: String, property: String) throws -> Bool {
         guard let flag = schema["x-secret"] else { return false }
@@ -168,10 +174,6 @@ struct SchemaAnalyzer {
             throw CodegenError("\(owner).\(property): x-secret must be true (or left out)")
         }
         return true
-    }
-
-    func refName(_ target: String) -> String {
-        Naming.typeName(String(target.split(separator: "/").last ?? ""))
     }
 
     private func stringValue(_ node: JSONNode, in schema: String) throws -> String {

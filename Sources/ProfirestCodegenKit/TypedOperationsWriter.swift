@@ -13,6 +13,7 @@ struct TypedOperationsWriter {
         var required: Bool
         var location: String
         var isList: Bool
+        var description: String?
     }
 
     struct Method: Sendable {
@@ -28,8 +29,12 @@ struct TypedOperationsWriter {
         var ifMatch: Parameter?
         var bodyType: String?
         var bodyContentType: String?
+        /// The request body's description, or its schema's.
+        var bodyDescription: String?
         var resultType: String
         var resultContentType: String?
+        /// The description of the result's schema, or of the answer.
+        var resultDescription: String?
         /// The OAuth scopes the operation needs (the contract's `security`), for the doc comment.
         var scopes: [String] = []
         /// `required` or `optional` when a staff session is involved (`x-staff-session`).
@@ -38,59 +43,54 @@ struct TypedOperationsWriter {
 
     let methods: [Method]
 
-    init(contract: JSONNode) throws {
-        guard let paths = contract["paths"]?.object else { throw CodegenError("the contract has no paths") }
+    init(operations: [OperationModel]) throws {
         var result: [Method] = []
-        for path in paths.keys.sorted() where path.hasPrefix("/v2/") {
-            for httpMethod in ["get", "put", "post", "patch", "delete"] {
-                guard let op = paths[path]?[httpMethod], let id = op["operationId"]?.string, let tag = op["tags"]?.array?.first?.string,
-                      op["x-client-method"] == nil else { continue }
-                let responses = op["responses"]?.object ?? [:]
-                let success = responses.keys.filter { $0.hasPrefix("2") }.sorted()
-                guard let first = success.first, let response = responses[first] else { continue }
-                let media = response["content"]?.object ?? [:]
-                if media["text/event-stream"] != nil { continue }
-                var resultType = "Void"
-                var resultContentType: String?
-                if let ref = media["application/json"]?["schema"]?["$ref"]?.string {
-                    resultType = Naming.typeName(String(ref.split(separator: "/").last ?? ""))
-                } else if let contentType = media.keys.sorted().first {
-                    resultType = "Data"
-                    resultContentType = contentType
-                }
-                var pathParameters: [Parameter] = []
-                var queryParameters: [Parameter] = []
-                var ifMatch: Parameter?
-                for raw in op["parameters"]?.array ?? [] {
-                    let parameter = try Self.resolve(raw, contract: contract)
-                    guard let name = parameter["name"]?.string, let location = parameter["in"]?.string else { continue }
-                    let (type, isList) = Self.swiftType(parameter["schema"], contract: contract)
-                    let model = Parameter(wireName: name, label: Self.label(name), type: type,
-                                          required: parameter["required"]?.bool ?? false, location: location, isList: isList)
-                    switch (location, name) {
-                    case ("path", _): pathParameters.append(model)
-                    case ("query", _): queryParameters.append(model)
-                    case ("header", "If-Match"): ifMatch = model
-                    default: break // Idempotency-Key, Accept-Language, staff token, If-None-Match: RequestOptions and the client's options
-                    }
-                }
-                let content = op["requestBody"]?["content"]?.object ?? [:]
-                var bodyType: String?
-                var bodyContentType: String?
-                if let ref = content["application/json"]?["schema"]?["$ref"]?.string {
-                    bodyType = Naming.typeName(String(ref.split(separator: "/").last ?? ""))
-                } else if let (contentType, _) = content.sorted(by: { $0.key < $1.key }).first {
-                    bodyType = "Data"
-                    bodyContentType = contentType
-                }
-                result.append(Method(
-                    operationID: id, tag: tag, name: Self.methodName(id, tag: tag), httpMethod: httpMethod, path: String(path.dropFirst(3)),
-                    summary: op["summary"]?.string ?? id, description: op["description"]?.string ?? "",
-                    pathParameters: pathParameters, queryParameters: queryParameters, ifMatch: ifMatch,
-                    bodyType: bodyType, bodyContentType: bodyContentType, resultType: resultType, resultContentType: resultContentType,
-                    scopes: op["security"]?.array?.first?["oauth2"]?.array?.compactMap(\.string) ?? [],
-                    staffSession: op["x-staff-session"]?.string))
+        for op in operations where !op.isRoot && !op.servedByClientMethod {
+            guard let tag = op.tag, let success = op.successes.first else { continue }
+            if OperationModel.content("text/event-stream", in: success.content) != nil { continue }
+            var resultType = "Void"
+            var resultContentType: String?
+            var resultDescription: String?
+            if let json = OperationModel.content("application/json", in: success.content), let type = json.typeName {
+                resultType = type
+                resultDescription = json.schemaDescription ?? success.description
+            } else if let first = success.content.first {
+                resultType = "Data"
+                resultContentType = first.contentType
+                resultDescription = success.description
             }
+            var pathParameters: [Parameter] = []
+            var queryParameters: [Parameter] = []
+            var ifMatch: Parameter?
+            for parameter in op.parameters {
+                let (type, isList) = Self.swiftType(parameter.schemaType)
+                let model = Parameter(wireName: parameter.name, label: Self.label(parameter.name), type: type,
+                                      required: parameter.required, location: parameter.location, isList: isList,
+                                      description: parameter.description)
+                switch (parameter.location, parameter.name) {
+                case ("path", _): pathParameters.append(model)
+                case ("query", _): queryParameters.append(model)
+                case ("header", "If-Match"): ifMatch = model
+                default: break // Idempotency-Key, Accept-Language, staff token, If-None-Match: RequestOptions and the client's options
+                }
+            }
+            var bodyType: String?
+            var bodyContentType: String?
+            var bodyDescription = op.requestBodyDescription
+            if let json = OperationModel.content("application/json", in: op.requestBody), let type = json.typeName {
+                bodyType = type
+                bodyDescription = bodyDescription ?? json.schemaDescription
+            } else if let first = op.requestBody.first {
+                bodyType = "Data"
+                bodyContentType = first.contentType
+            }
+            result.append(Method(
+                operationID: op.id, tag: tag, name: Self.methodName(op.id, tag: tag), httpMethod: op.method, path: op.relativePath,
+                summary: op.summary ?? op.id, description: op.description ?? "",
+                pathParameters: pathParameters, queryParameters: queryParameters, ifMatch: ifMatch,
+                bodyType: bodyType, bodyContentType: bodyContentType, bodyDescription: bodyDescription,
+                resultType: resultType, resultContentType: resultContentType, resultDescription: resultDescription,
+                scopes: op.scopes, staffSession: op.staffSession))
         }
         methods = result
         var seen: Set<String> = []
@@ -133,16 +133,8 @@ struct TypedOperationsWriter {
         return camel.hasSuffix("Id") ? String(camel.dropLast(2)) + "ID" : camel
     }
 
-    private static func resolve(_ node: JSONNode, contract: JSONNode) throws -> JSONNode {
-        guard let target = node["$ref"]?.string else { return node }
-        guard let resolved = contract["components"]?["parameters"]?[String(target.split(separator: "/").last ?? "")] else {
-            throw CodegenError("unresolved parameter \(target)")
-        }
-        return resolved
-    }
-
-    private static func swiftType(_ schema: JSONNode?, contract: JSONNode) -> (String, Bool) {
-        switch schema?["type"]?.string {
+    private static func swiftType(_ schemaType: String?) -> (String, Bool) {
+        switch schemaType {
         case "integer": return ("Int", false)
         case "boolean": return ("Bool", false)
         case "array": return ("[String]", true)
@@ -182,6 +174,26 @@ struct TypedOperationsWriter {
         return out.text
     }
 
+    /// The contract's summary as the abstract; its description, the request it sends and what it needs as the
+    /// discussion; the contract's descriptions of the parameters, the body and the result.
+    private func documentation(_ method: Method, example: String) -> DocComment {
+        var request = "Sends `\(method.httpMethod.uppercased()) /v2\(method.path)`"
+        // What a new user otherwise learns from 403s, one re-pairing each: the scopes to ask for in pair(scope:).
+        var needs: [String] = []
+        if !method.scopes.isEmpty {
+            needs.append("the scope " + method.scopes.map { "`\($0)`" }.joined(separator: " and "))
+        }
+        if method.staffSession == "required" { needs.append("a signed-in employee (`signInStaff`)") }
+        request += needs.isEmpty ? "." : "; needs " + needs.joined(separator: " and ") + "."
+        var parameters: [(name: String, text: String)] = method.pathParameters.map { ($0.label, $0.description ?? "") }
+        if method.bodyType != nil { parameters.append(("body", method.bodyDescription ?? "")) }
+        if let ifMatch = method.ifMatch { parameters.append(("ifMatch", ifMatch.description ?? "")) }
+        parameters += method.queryParameters.map { ($0.label, $0.description ?? "") }
+        parameters.append(("options", "Anything else of this request: headers, idempotency key, staff session, retries, timeout."))
+        return DocComment(abstract: method.summary + ".", discussion: [method.description, request].filter { !$0.isEmpty },
+                          parameters: parameters, returns: method.resultDescription, example: example)
+    }
+
     private func writeMethod(_ method: Method, _ out: inout SwiftWriter) {
         var parameters: [String] = method.pathParameters.map { "\($0.label): String" }
         if let body = method.bodyType { parameters.append("_ body: \(body)") }
@@ -189,13 +201,7 @@ struct TypedOperationsWriter {
         for query in method.queryParameters { parameters.append("\(query.label): \(query.type)? = nil") }
         parameters.append("options: RequestOptions = .init()")
         let call = "\(method.name)(" + (method.pathParameters.map { "\($0.label): …" } + (method.bodyType.map { _ in ["body"] } ?? [])).joined(separator: ", ") + ")"
-        var prose = method.description.isEmpty ? method.summary + "." : method.summary + ". " + method.description
-        // What a new user otherwise learns from 403s, one re-pairing each: the scopes to ask for in pair(scope:).
-        if !method.scopes.isEmpty {
-            prose += " Needs the scope " + method.scopes.map { "`\($0)`" }.joined(separator: " and ") + "."
-        }
-        if method.staffSession == "required" { prose += " Needs a signed-in employee (`signInStaff`)." }
-        out.doc("`\(method.httpMethod.uppercased()) /v2\(method.path)` — \(prose)", example: "try await api.\(Self.accessor(method.tag)).\(call)")
+        out.doc(documentation(method, example: "try await api.\(Self.accessor(method.tag)).\(call)"))
         let returns = method.resultType == "Void" ? "" : " -> \(method.resultType)"
         if method.resultType != "Void" { out.line("@discardableResult") }
         out.block("public func \(Naming.identifier(method.name))(" + parameters.joined(separator: ", ") + ") async throws" + returns) { out in

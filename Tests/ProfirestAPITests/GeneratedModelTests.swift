@@ -129,20 +129,4 @@ final class GeneratedModelTests: XCTestCase {
         default: XCTFail("codes work as switch patterns over a String")
         }
     }
-
-    func testOperationDescriptorsDescribeTheContract() {
-        let punch = Operations.createAttendancePunch
-        XCTAssertEqual(punch.method, "POST")
-        XCTAssertEqual(punch.path, "/restaurants/{restaurant_id}/attendance/punches")
-        XCTAssertFalse(punch.isRoot)
-        XCTAssertEqual(punch.requestBody, "AttendancePunchCreate")
-        XCTAssertEqual(punch.responses, [200: "AttendancePunch", 201: "AttendancePunch"])
-        XCTAssertEqual(punch.scopes, ["attendance:punch"])
-        XCTAssertTrue(Operations.createToken.isRoot)
-        XCTAssertEqual(Operations.createToken.path, "/oauth/token")
-        XCTAssertEqual(Operations.getBackupContent.responses, [200: "Data"])
-        XCTAssertEqual(Operations.createReceipt.staffSession, "required")
-        XCTAssertEqual(Operations.all.count, 45)
-        XCTAssertEqual(Set(Operations.all.map(\.id)).count, 45)
-    }
 }

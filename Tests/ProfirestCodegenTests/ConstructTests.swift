@@ -118,7 +118,7 @@ final class ConstructTests: XCTestCase {
     }
 
     func testErrorCodesAndOperations() throws {
-        let files = try generate(schemas: "{}", paths: """
+        let files = try generate(schemas: #"{"Thing": {"type": "object", "properties": {"name": {"type": "string"}}}}"#, paths: """
         {"/v2/restaurants/{restaurant_id}/things": {"post": {"operationId": "createThing", "tags": ["Things"],
             "parameters": [{"name": "restaurant_id", "in": "path", "required": true, "schema": {"type": "string"}},
                            {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}],
@@ -130,10 +130,112 @@ final class ConstructTests: XCTestCase {
         XCTAssertTrue(codes.contains("public static let staffAmbiguous = \"staff_ambiguous\""))
         XCTAssertTrue(codes.contains("\"staff_ambiguous\": Entry(status: 409, retryable: false, libraryOnly: false"))
         let operations = try XCTUnwrap(files["Operations.swift"])
-        XCTAssertTrue(operations.contains("public static let createThing = OperationDescriptor("))
+        XCTAssertTrue(operations.contains("    static let createThing = OperationDescriptor("))
+        XCTAssertFalse(operations.contains("public "), "the descriptors are internal: an app calls the typed operations")
         XCTAssertTrue(operations.contains("path: \"/restaurants/{restaurant_id}/things\", isRoot: false"))
         XCTAssertTrue(operations.contains("headerParameters: [\"Idempotency-Key\"]"))
         XCTAssertTrue(operations.contains("responses: [201: \"Thing\"], scopes: [\"things:write\"]"))
+    }
+
+    func testAnUnresolvedReferenceStopsTheGeneratorWhereverItSits() throws {
+        XCTAssertThrowsError(try generate(schemas: """
+        {"Holder": {"type": "object", "properties": {"span": {"$ref": "#/components/schemas/Missing"}}}}
+        """)) { error in
+            XCTAssertTrue("\(error)".contains("Holder.span: unresolved #/components/schemas/Missing"), "\(error)")
+        }
+        XCTAssertThrowsError(try generate(schemas: "{}", paths: """
+        {"/v2/things": {"get": {"operationId": "listThings", "tags": ["Things"],
+            "parameters": [{"$ref": "#/components/parameters/Missing"}], "responses": {"204": {"description": "x"}}}}}
+        """)) { error in
+            XCTAssertTrue("\(error)".contains("listThings: unresolved #/components/parameters/Missing"), "\(error)")
+        }
+    }
+}
+
+/// Generated doc comments say what the contract says: the first sentence is the abstract DocC lists, the rest follows.
+final class DocumentationTests: XCTestCase {
+    private func generate(schemas: String, paths: String = "{}") throws -> [String: String] {
+        let contract = """
+        {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": \(paths),
+         "x-error-catalog": [{"code": "staff_ambiguous", "status": 409, "retryable": false, "library_only": false,
+                              "title": {"cs": "a", "en": "Several employees share this PIN"}, "description": "Choose one. Send again."}],
+         "components": {"schemas": \(schemas)}}
+        """
+        return try Generator(contract: Data(contract.utf8)).files()
+    }
+
+    func testMembersCarryTheContractsDescriptionsAndRefsTheirSchemas() throws {
+        let out = try XCTUnwrap(generate(schemas: """
+        {"Kind": {"type": "string", "enum": ["a"], "description": "The kind of thing. New ones may come."},
+         "Thing": {"type": "object", "description": "A thing, e.g. a chair. Or a table.", "required": ["kind", "note"], "properties": {
+            "kind": {"$ref": "#/components/schemas/Kind"},
+            "note": {"type": ["string", "null"], "description": "Why it is here, e.g. a gift. Shown to guests."},
+            "bare": {"type": "string"}}}}
+        """)["Models.swift"])
+        XCTAssertTrue(out.contains("/// A thing, e.g. a chair.\n///\n/// Or a table.\n///\n/// ```swift"), "an abbreviation ends no sentence")
+        XCTAssertTrue(out.contains("""
+            /// The kind of thing.
+            ///
+            /// New ones may come. Known values: ``Kind``.
+            public var kind: String
+        """), "a member that is a $ref has its schema's description")
+        XCTAssertTrue(out.contains("""
+            /// Why it is here, e.g. a gift.
+            ///
+            /// Shown to guests. Always sent; `nil` is JSON null.
+            public var note: String?
+        """))
+        XCTAssertTrue(out.contains("    public var bare: String?\n"))
+        XCTAssertFalse(out.contains("member."), "no text made up where the contract says nothing")
+    }
+
+    func testErrorCodesLeadWithTheirTitle() throws {
+        let codes = try XCTUnwrap(generate(schemas: "{}")["ErrorCode.swift"])
+        XCTAssertTrue(codes.contains("""
+            /// Several employees share this PIN.
+            ///
+            /// Choose one. Send again. HTTP 409.
+            public static let staffAmbiguous
+        """))
+    }
+
+    func testTypedOperationsDocumentTheirParametersAndResult() throws {
+        let typed = try XCTUnwrap(generate(schemas: """
+        {"Thing": {"type": "object", "description": "A thing.", "properties": {}},
+         "ThingCreate": {"type": "object", "description": "A new thing.", "properties": {}}}
+        """, paths: """
+        {"/v2/things/{thing_id}": {"post": {"operationId": "createThing", "tags": ["Things"], "summary": "Make a thing",
+            "description": "Once by id.",
+            "parameters": [{"name": "thing_id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "The thing."},
+                           {"name": "size", "in": "query", "schema": {"type": "integer"}, "description": "How big."}],
+            "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ThingCreate"}}}},
+            "responses": {"201": {"description": "Made.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}}},
+            "security": [{"oauth2": ["things:write"]}], "x-staff-session": "required"}}}
+        """)["TypedOperations.swift"])
+        XCTAssertTrue(typed.contains("""
+            /// Make a thing.
+            ///
+            /// Once by id.
+            ///
+            /// Sends `POST /v2/things/{thing_id}`; needs the scope `things:write` and a signed-in employee (`signInStaff`).
+            ///
+            /// - Parameters:
+            ///   - thingID: The thing.
+            ///   - body: A new thing.
+            ///   - size: How big.
+            ///   - options:
+        """), typed)
+        XCTAssertTrue(typed.contains("    /// - Returns: A thing.\n"))
+    }
+
+    func testLongTextWrapsWithinTheLineAndUnderItsItem() {
+        var out = SwiftWriter()
+        let long = Array(repeating: "word", count: 40).joined(separator: " ")
+        out.doc(DocComment(abstract: "Short.", parameters: [("name", long)], returns: long))
+        let lines = out.text.split(separator: "\n")
+        XCTAssertTrue(lines.allSatisfy { $0.count <= 120 })
+        XCTAssertTrue(lines.contains { $0.hasPrefix("///     word") }, "a parameter's next lines hang under it")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("///   word") }, "so do the result's")
     }
 }
 

@@ -8,144 +8,232 @@
 /// if error.code == ErrorCode.staffAmbiguous { chooseEmployee(error.candidates) }
 /// ```
 public enum ErrorCode {
-    /// HTTP 409. E.g. clock_out of someone not at work, or break_end without a break.
+    /// This punch is not possible now.
+    ///
+    /// E.g. clock_out of someone not at work, or break_end without a break. HTTP 409.
     public static let attendanceStateConflict = "attendance_state_conflict"
 
-    /// HTTP 502, retried. A proxy got no valid answer; retried.
+    /// Bad gateway.
+    ///
+    /// A proxy got no valid answer; retried. HTTP 502, retried.
     public static let badGateway = "bad_gateway"
 
-    /// HTTP 400. The request is malformed in a way no other code describes.
+    /// Bad request.
+    ///
+    /// The request is malformed in a way no other code describes. HTTP 400.
     public static let badRequest = "bad_request"
 
-    /// HTTP 410. Events older than 7 days are gone: reload your state, then read on from the problem's next_cursor (the
-    /// end of the feed when the error was sent).
+    /// The cursor expired.
+    ///
+    /// Events older than 7 days are gone: reload your state, then read on from the problem's next_cursor (the end of
+    /// the feed when the error was sent). HTTP 410.
     public static let cursorExpired = "cursor_expired"
 
-    /// HTTP 400. Cursors are opaque: send back only what the server gave.
+    /// Invalid cursor.
+    ///
+    /// Cursors are opaque: send back only what the server gave. HTTP 400.
     public static let cursorInvalid = "cursor_invalid"
 
-    /// HTTP 409. existing_id is that customer.
+    /// The email belongs to another customer.
+    ///
+    /// existing_id is that customer. HTTP 409.
     public static let customerEmailTaken = "customer_email_taken"
 
-    /// HTTP 409. existing_id is that order.
+    /// An order with this external_id exists.
+    ///
+    /// existing_id is that order. HTTP 409.
     public static let externalIdConflict = "external_id_conflict"
 
-    /// HTTP 504, retried. A proxy timed out; retried.
+    /// Gateway timeout.
+    ///
+    /// A proxy timed out; retried. HTTP 504, retried.
     public static let gatewayTimeout = "gateway_timeout"
 
-    /// From the library, never from the server. An error status without a problem body that no other code fits; status
-    /// is the real one.
+    /// HTTP error.
+    ///
+    /// An error status without a problem body that no other code fits; status is the real one. From the library, never
+    /// from the server.
     public static let httpError = "http_error"
 
-    /// HTTP 409, retried. A request with this Idempotency-Key has not finished; retry shortly.
+    /// The same request is still running.
+    ///
+    /// A request with this Idempotency-Key has not finished; retry shortly. HTTP 409, retried.
     public static let idempotencyInProgress = "idempotency_in_progress"
 
-    /// HTTP 422. An Idempotency-Key is tied to one method, path and body for 24 hours.
+    /// The key was used with another body.
+    ///
+    /// An Idempotency-Key is tied to one method, path and body for 24 hours. HTTP 422.
     public static let idempotencyKeyReused = "idempotency_key_reused"
 
-    /// HTTP 403. The token lacks a scope the operation needs (detail names it).
+    /// Missing permission.
+    ///
+    /// The token lacks a scope the operation needs (detail names it). HTTP 403.
     public static let insufficientScope = "insufficient_scope"
 
-    /// HTTP 500, retried. Something failed on the server; retried.
+    /// Server error.
+    ///
+    /// Something failed on the server; retried. HTTP 500, retried.
     public static let internalError = "internal_error"
 
-    /// HTTP 400. The body could not be parsed as JSON.
+    /// The body is not valid JSON.
+    ///
+    /// The body could not be parsed as JSON. HTTP 400.
     public static let invalidJson = "invalid_json"
 
-    /// From the library, never from the server. A success answer that is not what the contract says (wrong content
-    /// type, undecodable or truncated body). status is the real one; detail names the type and JSON path.
+    /// Unexpected server response.
+    ///
+    /// A success answer that is not what the contract says (wrong content type, undecodable or truncated body). status
+    /// is the real one; detail names the type and JSON path. From the library, never from the server.
     public static let invalidResponse = "invalid_response"
 
-    /// HTTP 401. The access token is missing, expired or revoked. Clients refresh once and try once more.
+    /// Invalid or expired token.
+    ///
+    /// The access token is missing, expired or revoked. Clients refresh once and try once more. HTTP 401.
     public static let invalidToken = "invalid_token"
 
-    /// HTTP 405. The path exists but not with this method.
+    /// Method not allowed.
+    ///
+    /// The path exists but not with this method. HTTP 405.
     public static let methodNotAllowed = "method_not_allowed"
 
-    /// From the library, never from the server, retried. No network, DNS failure, refused or dropped connection.
-    /// Retried, POST too (same Idempotency-Key).
+    /// The server cannot be reached.
+    ///
+    /// No network, DNS failure, refused or dropped connection. Retried, POST too (same Idempotency-Key). From the
+    /// library, never from the server, retried.
     public static let networkError = "network_error"
 
-    /// HTTP 406. Accept names no type the operation produces.
+    /// Cannot answer in the requested format.
+    ///
+    /// Accept names no type the operation produces. HTTP 406.
     public static let notAcceptable = "not_acceptable"
 
-    /// HTTP 404. No such path or object, or one this connection may not see.
+    /// Not found.
+    ///
+    /// No such path or object, or one this connection may not see. HTTP 404.
     public static let notFound = "not_found"
 
-    /// From the library, never from the server. No tokens, or the server unpaired the device (invalid_grant on
-    /// refresh). Pair again.
+    /// The device is not paired.
+    ///
+    /// No tokens, or the server unpaired the device (invalid_grant on refresh). Pair again. From the library, never
+    /// from the server.
     public static let notPaired = "not_paired"
 
-    /// HTTP 422. approval_signature does not match the manager's key, or the approver is no manager.
+    /// Invalid offline approval.
+    ///
+    /// approval_signature does not match the manager's key, or the approver is no manager. HTTP 422.
     public static let offlineApprovalInvalid = "offline_approval_invalid"
 
-    /// HTTP 413. Bodies are limited to 1 MiB of JSON and 10 MiB for backups.
+    /// The body is too large.
+    ///
+    /// Bodies are limited to 1 MiB of JSON and 10 MiB for backups. HTTP 413.
     public static let payloadTooLarge = "payload_too_large"
 
-    /// HTTP 412. The ETag is stale: GET again, reapply, PATCH again.
+    /// The record changed meanwhile.
+    ///
+    /// The ETag is stale: GET again, reapply, PATCH again. HTTP 412.
     public static let preconditionFailed = "precondition_failed"
 
-    /// HTTP 428. Send If-Match with the ETag from GET.
+    /// If-Match is missing.
+    ///
+    /// Send If-Match with the ETag from GET. HTTP 428.
     public static let preconditionRequired = "precondition_required"
 
-    /// HTTP 422. Sold out, not sold in this channel or not at this time; errors points at the item.
+    /// Product not available.
+    ///
+    /// Sold out, not sold in this channel or not at this time; errors points at the item. HTTP 422.
     public static let productUnavailable = "product_unavailable"
 
-    /// HTTP 409. existing_id is the order made from it.
+    /// The quote was used already.
+    ///
+    /// existing_id is the order made from it. HTTP 409.
     public static let quoteAlreadyUsed = "quote_already_used"
 
-    /// HTTP 409. Create a new quote.
+    /// The quote expired.
+    ///
+    /// Create a new quote. HTTP 409.
     public static let quoteExpired = "quote_expired"
 
-    /// HTTP 429, retried. Slow down; retry after Retry-After.
+    /// Too many requests.
+    ///
+    /// Slow down; retry after Retry-After. HTTP 429, retried.
     public static let rateLimited = "rate_limited"
 
-    /// HTTP 403. The connection may not reach this restaurant.
+    /// Restaurant not available.
+    ///
+    /// The connection may not reach this restaurant. HTTP 403.
     public static let restaurantForbidden = "restaurant_forbidden"
 
-    /// HTTP 503, retried. Maintenance or overload; retried after Retry-After.
+    /// Service temporarily unavailable.
+    ///
+    /// Maintenance or overload; retried after Retry-After. HTTP 503, retried.
     public static let serviceUnavailable = "service_unavailable"
 
-    /// HTTP 409. candidates lists them; send again with employee_id.
+    /// Several employees share this PIN.
+    ///
+    /// candidates lists them; send again with employee_id. HTTP 409.
     public static let staffAmbiguous = "staff_ambiguous"
 
-    /// HTTP 401. No active employee has this PIN or card.
+    /// Unknown PIN or card.
+    ///
+    /// No active employee has this PIN or card. HTTP 401.
     public static let staffCredentialsInvalid = "staff_credentials_invalid"
 
-    /// HTTP 429. Sign-ins with this device are locked after wrong PINs; Retry-After says for how long. Never retried
-    /// automatically.
+    /// Too many wrong attempts.
+    ///
+    /// Sign-ins with this device are locked after wrong PINs; Retry-After says for how long. Never retried
+    /// automatically. HTTP 429.
     public static let staffLocked = "staff_locked"
 
-    /// HTTP 401. The staff token is unknown, signed out or expired (idle or max). Sign in again.
+    /// The employee's session ended.
+    ///
+    /// The staff token is unknown, signed out or expired (idle or max). Sign in again. HTTP 401.
     public static let staffSessionExpired = "staff_session_expired"
 
-    /// HTTP 403. The operation needs Profirest-Staff-Token and none was sent.
+    /// An employee must sign in.
+    ///
+    /// The operation needs Profirest-Staff-Token and none was sent. HTTP 403.
     public static let staffSessionMissing = "staff_session_missing"
 
-    /// From the library, never from the server. The request needs a signed-in employee and none is; nothing was sent.
+    /// An employee must sign in.
+    ///
+    /// The request needs a signed-in employee and none is; nothing was sent. From the library, never from the server.
     public static let staffSessionRequired = "staff_session_required"
 
-    /// HTTP 409. The transition is not allowed from the current status.
+    /// This status change is not allowed.
+    ///
+    /// The transition is not allowed from the current status. HTTP 409.
     public static let statusConflict = "status_conflict"
 
-    /// HTTP 503, retried. Read GET /v2/events and try the stream after Retry-After.
+    /// The live stream is not running.
+    ///
+    /// Read GET /v2/events and try the stream after Retry-After. HTTP 503, retried.
     public static let streamUnavailable = "stream_unavailable"
 
-    /// HTTP 409. Open a new tab.
+    /// The tab is closed.
+    ///
+    /// Open a new tab. HTTP 409.
     public static let tabClosed = "tab_closed"
 
-    /// From the library, never from the server, retried. One attempt, body included, took longer than the timeout.
-    /// Retried.
+    /// No answer in time.
+    ///
+    /// One attempt, body included, took longer than the timeout. Retried. From the library, never from the server,
+    /// retried.
     public static let timeout = "timeout"
 
-    /// From the library, never from the server. The server answered 3xx; not followed so tokens never leave the API
-    /// origin. status is the real 3xx; detail has Location.
+    /// Unexpected redirect.
+    ///
+    /// The server answered 3xx; not followed so tokens never leave the API origin. status is the real 3xx; detail has
+    /// Location. From the library, never from the server.
     public static let unexpectedRedirect = "unexpected_redirect"
 
-    /// HTTP 415. The Content-Type is not one the operation accepts.
+    /// Unsupported content type.
+    ///
+    /// The Content-Type is not one the operation accepts. HTTP 415.
     public static let unsupportedMediaType = "unsupported_media_type"
 
-    /// HTTP 422. Fields break the contract; errors lists them (pointer, code, message). Unknown fields are errors too.
+    /// Invalid data.
+    ///
+    /// Fields break the contract; errors lists them (pointer, code, message). Unknown fields are errors too. HTTP 422.
     public static let validationFailed = "validation_failed"
 }
 

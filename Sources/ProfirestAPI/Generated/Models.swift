@@ -104,11 +104,13 @@ enum GeneratedSchemas {
 /// let value = AttendancePresence(employee: StaffEmployee(…), state: "working", since: Date())
 /// ```
 public struct AttendancePresence: Codable, Hashable, Sendable {
-    /// The `employee` member.
+    /// The person at work or on a break.
     public var employee: StaffEmployee
+    /// Whether the person is working or on a break.
+    ///
     /// Known values: ``AttendanceState``.
     public var state: String
-    /// The `since` member.
+    /// When the person's last punch happened: since then they have been in this state.
     public var since: Date
 
     /// Creates a value; optional members default to absent.
@@ -148,15 +150,19 @@ extension AttendancePresence {
     }
 }
 
-/// One page of AttendancePresence items. The list ends at a page without next_cursor or with no items.
+/// One page of AttendancePresence items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = AttendancePresencePage(data: [])
 /// ```
 public struct AttendancePresencePage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The people of this page.
     public var data: [AttendancePresence]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -194,19 +200,23 @@ public struct AttendancePresencePage: Codable, Hashable, Sendable, ProfirestPage
 /// let value = AttendancePunch(id: "…", type: "clock_in", employee: StaffEmployee(…), …)
 /// ```
 public struct AttendancePunch: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The id the device made for the punch (AttendancePunchCreate.id).
     public var id: String
+    /// The kind of punch.
+    ///
     /// Known values: ``AttendancePunchType``.
     public var type: String
-    /// The `employee` member.
+    /// The person who punched.
     public var employee: StaffEmployee
+    /// Where the person is after this punch.
+    ///
     /// Known values: ``AttendanceState``.
     public var state: String
-    /// The `occurred_at` member.
+    /// When the person punched: the device's time for a punch sent later, else the server's.
     public var occurredAt: Date
-    /// The `recorded_at` member.
+    /// When the server recorded the punch.
     public var recordedAt: Date
-    /// The `restaurant_id` member.
+    /// The restaurant where the punch was recorded.
     public var restaurantId: String
 
     /// Creates a value; optional members default to absent.
@@ -262,13 +272,15 @@ extension AttendancePunch {
     }
 }
 
-/// Punches stored offline, sent together (at most 100). Each gets its own result.
+/// Punches stored offline, sent together (at most 100).
+///
+/// Each gets its own result.
 ///
 /// ```swift
 /// let value = AttendancePunchBatch(punches: [])
 /// ```
 public struct AttendancePunchBatch: Codable, Hashable, Sendable {
-    /// The `punches` member.
+    /// The punches, 1 to 100.
     public var punches: [AttendancePunchCreate]
 
     /// Creates a value; optional members default to absent.
@@ -299,7 +311,7 @@ public struct AttendancePunchBatch: Codable, Hashable, Sendable {
 /// let value = AttendancePunchBatchResult(results: [])
 /// ```
 public struct AttendancePunchBatchResult: Codable, Hashable, Sendable {
-    /// The `results` member.
+    /// One result a punch, in the order of the batch.
     public var results: [AttendancePunchResult]
 
     /// Creates a value; optional members default to absent.
@@ -324,19 +336,24 @@ public struct AttendancePunchBatchResult: Codable, Hashable, Sendable {
     }
 }
 
-/// A punch. credential is required unless the request carries Profirest-Staff-Token (a signed-in employee punching on a
+/// A punch.
+///
+/// credential is required unless the request carries Profirest-Staff-Token (a signed-in employee punching on a
 /// register).
 ///
 /// ```swift
 /// let value = AttendancePunchCreate(id: "…", type: "clock_in")
 /// ```
 public struct AttendancePunchCreate: Codable, Hashable, Sendable {
-    /// Made on the device when the person punches: a UUIDv7 (RFC 9562). The server records one id once: the first write
-    /// answers 201, a repeat 200 with the same body.
+    /// Made on the device when the person punches: a UUIDv7 (RFC 9562).
+    ///
+    /// The server records one id once: the first write answers 201, a repeat 200 with the same body.
     public var id: String
+    /// The kind of punch.
+    ///
     /// Known values: ``AttendancePunchType``.
     public var type: String
-    /// The `credential` member.
+    /// The PIN or card of the person punching; left out when a signed-in employee punches with Profirest-Staff-Token.
     public var credential: StaffCredential?
     /// When the person punched, for punches sent later from an offline queue; the server's time when absent.
     public var occurredAt: Date?
@@ -382,15 +399,19 @@ extension AttendancePunchCreate {
     }
 }
 
-/// One page of AttendancePunch items. The list ends at a page without next_cursor or with no items.
+/// One page of AttendancePunch items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = AttendancePunchPage(data: [])
 /// ```
 public struct AttendancePunchPage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The punches of this page, newest first.
     public var data: [AttendancePunch]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -428,13 +449,13 @@ public struct AttendancePunchPage: Codable, Hashable, Sendable, ProfirestPage {
 /// let value = AttendancePunchResult(id: "…", status: 1)
 /// ```
 public struct AttendancePunchResult: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The id of the punch this result is for.
     public var id: String
     /// What the single request would have answered: 201, 200 (a repeat), or an error status.
     public var status: Int
-    /// The `problem` member.
+    /// Why the punch was refused; present on failure.
     public var problem: Problem?
-    /// The `punch` member.
+    /// The recorded punch; present on success (201 or 200).
     public var punch: AttendancePunch?
 
     /// Creates a value; optional members default to absent.
@@ -471,7 +492,9 @@ public struct AttendancePunchResult: Codable, Hashable, Sendable {
     }
 }
 
-/// The kind of punch. Any other string decodes too, so a value added to the API later never breaks decoding.
+/// The kind of punch.
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: AttendancePunchType = .clockIn  // or "clock_in"
@@ -501,8 +524,9 @@ public struct AttendancePunchType: ProfirestOpenEnum {
     public static let knownValues: [AttendancePunchType] = [.clockIn, .clockOut, .breakStart, .breakEnd]
 }
 
-/// Where a person is after a punch. New ones may come. Any other string decodes too, so a value added to the API later
-/// never breaks decoding.
+/// Where a person is after a punch.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: AttendanceState = .working  // or "working"
@@ -537,25 +561,26 @@ public struct AttendanceState: ProfirestOpenEnum {
 public struct AuthorizationServerMetadata: Codable, Hashable, Sendable {
     /// The issuer identifier; the iss parameter of an authorization response must equal it (RFC 9207).
     public var issuer: String
-    /// The `authorization_endpoint` member.
+    /// Where a partner application sends the owner for consent (GET /oauth/authorize).
     public var authorizationEndpoint: String
-    /// The `token_endpoint` member.
+    /// Where tokens are issued and refreshed (POST /oauth/token).
     public var tokenEndpoint: String
-    /// The `device_authorization_endpoint` member.
+    /// Where a device starts pairing by code (POST /oauth/device_authorization).
     public var deviceAuthorizationEndpoint: String
-    /// The `revocation_endpoint` member.
+    /// Where a token is revoked (POST /oauth/revoke).
     public var revocationEndpoint: String
-    /// The `response_types_supported` member.
+    /// The response types of the authorization endpoint: code.
     public var responseTypesSupported: [String]
-    /// The `grant_types_supported` member.
+    /// The grant types the token endpoint takes.
     public var grantTypesSupported: [String]
-    /// The `code_challenge_methods_supported` member.
+    /// The PKCE code challenge methods: S256 only.
     public var codeChallengeMethodsSupported: [String]
     /// Always true: every authorization response carries iss.
     public var authorizationResponseIssParameterSupported: Bool
-    /// The `scopes_supported` member.
+    /// Every scope a client may ask for.
     public var scopesSupported: [String]?
-    /// The `token_endpoint_auth_methods_supported` member.
+    /// How clients authenticate at the token endpoint: none for public clients, client_secret_basic for confidential
+    /// ones.
     public var tokenEndpointAuthMethodsSupported: [String]?
 
     /// Creates a value; optional members default to absent.
@@ -626,15 +651,15 @@ public struct AuthorizationServerMetadata: Codable, Hashable, Sendable {
 /// let value = Backup(id: "…", restaurantId: "…", size: 1, …)
 /// ```
 public struct Backup: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The backup's id.
     public var id: String
-    /// The `restaurant_id` member.
+    /// The restaurant whose register stored the backup.
     public var restaurantId: String
     /// Bytes.
     public var size: Int
-    /// The `sha256` member.
+    /// The SHA-256 of the ZIP file, in lower-case hex, to check a download.
     public var sha256: String
-    /// The `created_at` member.
+    /// When the backup was stored.
     public var createdAt: Date
 
     /// Creates a value; optional members default to absent.
@@ -675,15 +700,19 @@ public struct Backup: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of Backup items. The list ends at a page without next_cursor or with no items.
+/// One page of Backup items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = BackupPage(data: [])
 /// ```
 public struct BackupPage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The backups of this page, newest first.
     public var data: [Backup]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -721,19 +750,21 @@ public struct BackupPage: Codable, Hashable, Sendable, ProfirestPage {
 /// let value = Catalog(restaurantId: "…", channel: "pos", currency: "…", …)
 /// ```
 public struct Catalog: Codable, Hashable, Sendable {
-    /// The `restaurant_id` member.
+    /// The restaurant whose menu this is.
     public var restaurantId: String
+    /// The sales channel the menu and its prices are for.
+    ///
     /// Known values: ``SalesChannel``.
     public var channel: String
-    /// The `currency` member.
+    /// The ISO 4217 code of every price of the catalog.
     public var currency: String
-    /// The `categories` member.
+    /// The menu's categories.
     public var categories: [Category]
-    /// The `products` member.
+    /// The products sold in this channel.
     public var products: [Product]
-    /// The `modifier_groups` member.
+    /// The modifier groups the products refer to.
     public var modifierGroups: [ModifierGroup]
-    /// The `updated_at` member.
+    /// When the menu last changed.
     public var updatedAt: Date
 
     /// Creates a value; optional members default to absent.
@@ -795,12 +826,14 @@ extension Catalog {
 /// let value = Category(id: "…", name: "…", position: 1)
 /// ```
 public struct Category: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The category's id.
     public var id: String
-    /// The `name` member.
+    /// The category's name.
     public var name: String
-    /// The `position` member.
+    /// The category's place among its siblings: lower comes first.
     public var position: Int
+    /// The category this one sits in; null for a top-level category.
+    ///
     /// Always sent; `nil` is JSON null.
     public var parentId: String?
 
@@ -844,18 +877,21 @@ public struct Category: Codable, Hashable, Sendable {
 /// let value = Connection(clientId: "…", kind: "device", restaurants: [], …)
 /// ```
 public struct Connection: Codable, Hashable, Sendable {
-    /// The `client_id` member.
+    /// The client_id of the application the access token was issued to.
     public var clientId: String
+    /// Whether the access token belongs to a paired device or a partner application.
+    ///
     /// Known values: ``ConnectionKind``.
     public var kind: String
-    /// A device's restaurant; null for a partner connection, which may reach several restaurants. Always sent; `nil` is
-    /// JSON null.
+    /// A device's restaurant; null for a partner connection, which may reach several restaurants.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var restaurantId: String?
     /// Restaurants this connection may reach.
     public var restaurants: [RestaurantSummary]
-    /// The `scopes` member.
+    /// The scopes the access token was granted.
     public var scopes: [String]
-    /// The `device` member.
+    /// The paired device; present for a device connection only.
     public var device: DeviceInfo?
 
     /// Creates a value; optional members default to absent.
@@ -907,8 +943,9 @@ extension Connection {
     }
 }
 
-/// What the access token belongs to. Any other string decodes too, so a value added to the API later never breaks
-/// decoding.
+/// What the access token belongs to.
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: ConnectionKind = .device  // or "device"
@@ -932,27 +969,35 @@ public struct ConnectionKind: ProfirestOpenEnum {
     public static let knownValues: [ConnectionKind] = [.device, .partner]
 }
 
-/// A customer. GET and PATCH answer an ETag.
+/// A customer.
+///
+/// GET and PATCH answer an ETag.
 ///
 /// ```swift
 /// let value = Customer(id: "…", name: "…", loyaltyPoints: 1, …)
 /// ```
 public struct Customer: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The customer's id.
     public var id: String
-    /// The `name` member.
+    /// The customer's name.
     public var name: String
+    /// The customer's email address, unique among the owner's customers; null when unknown.
+    ///
     /// Always sent; `nil` is JSON null.
     public var email: String?
+    /// The customer's phone number; null when unknown.
+    ///
     /// Always sent; `nil` is JSON null.
     public var phone: String?
+    /// A note about the customer; null when there is none.
+    ///
     /// Always sent; `nil` is JSON null.
     public var note: String?
-    /// The `loyalty_points` member.
+    /// The customer's loyalty points.
     public var loyaltyPoints: Int
     /// Grows with every change; the ETag is the version in quotes, e.g. "3".
     public var version: Int
-    /// The `updated_at` member.
+    /// When the customer last changed.
     public var updatedAt: Date
 
     /// Creates a value; optional members default to absent.
@@ -1011,13 +1056,13 @@ public struct Customer: Codable, Hashable, Sendable {
 /// let value = CustomerCreate(name: "…")
 /// ```
 public struct CustomerCreate: Codable, Hashable, Sendable {
-    /// The `name` member.
+    /// The customer's name, 1 to 100 characters.
     public var name: String
-    /// The `email` member.
+    /// The customer's email address; another customer's is 409 customer_email_taken.
     public var email: String?
-    /// The `note` member.
+    /// A note about the customer.
     public var note: String?
-    /// The `phone` member.
+    /// The customer's phone number.
     public var phone: String?
 
     /// Creates a value; optional members default to absent.
@@ -1054,15 +1099,19 @@ public struct CustomerCreate: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of Customer items. The list ends at a page without next_cursor or with no items.
+/// One page of Customer items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = CustomerPage(data: [])
 /// ```
 public struct CustomerPage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The customers of this page.
     public var data: [Customer]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -1094,19 +1143,21 @@ public struct CustomerPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// A partial update (JSON merge patch, RFC 7396): absent = unchanged, null = cleared. Needs If-Match with the ETag.
+/// A partial update (JSON merge patch, RFC 7396): absent = unchanged, null = cleared.
+///
+/// Needs If-Match with the ETag.
 ///
 /// ```swift
 /// let value = CustomerUpdate()
 /// ```
 public struct CustomerUpdate: Codable, Hashable, Sendable {
-    /// The `email` member.
+    /// A new email address, or null to clear it.
     public var email: Nullable<String>?
-    /// The `name` member.
+    /// A new name; it cannot be cleared.
     public var name: String?
-    /// The `note` member.
+    /// A new note, or null to clear it.
     public var note: Nullable<String>?
-    /// The `phone` member.
+    /// A new phone number, or null to clear it.
     public var phone: Nullable<String>?
 
     /// Creates a value; optional members default to absent.
@@ -1149,23 +1200,29 @@ public struct CustomerUpdate: Codable, Hashable, Sendable {
 /// let value = Delivery(id: "…", restaurantId: "…", orderId: "…", …)
 /// ```
 public struct Delivery: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The delivery's id.
     public var id: String
-    /// The `restaurant_id` member.
+    /// The restaurant that sends the order.
     public var restaurantId: String
-    /// The `order_id` member.
+    /// The order to deliver.
     public var orderId: String
+    /// Where the delivery is now.
+    ///
     /// Known values: ``DeliveryStatus``.
     public var status: String
-    /// The `address` member.
+    /// Where to bring the order.
     public var address: String
-    /// The `phone` member.
+    /// The guest's phone number.
     public var phone: String
+    /// The courier who has the delivery; null before one takes it.
+    ///
     /// Always sent; `nil` is JSON null.
     public var courier: StaffEmployee?
+    /// The courier's last reported position; null before one is reported.
+    ///
     /// Always sent; `nil` is JSON null.
     public var location: GeoPoint?
-    /// The `updated_at` member.
+    /// When the delivery last changed.
     public var updatedAt: Date
 
     /// Creates a value; optional members default to absent.
@@ -1235,15 +1292,15 @@ extension Delivery {
 /// let value = DeliveryFulfillment(type: "…", address: "…", phone: "…")
 /// ```
 public struct DeliveryFulfillment: Codable, Hashable, Sendable {
-    /// The `type` member.
+    /// Always delivery.
     public var type: String
-    /// The `address` member.
+    /// Where the courier brings the order.
     public var address: String
-    /// The `phone` member.
+    /// The guest's phone number, for the courier.
     public var phone: String
-    /// The `note` member.
+    /// A note for the courier, such as the floor or a door code.
     public var note: String?
-    /// The `time` member.
+    /// When the guest wants the order; as soon as possible when absent.
     public var time: Date?
 
     /// Creates a value; optional members default to absent.
@@ -1284,15 +1341,19 @@ public struct DeliveryFulfillment: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of Delivery items. The list ends at a page without next_cursor or with no items.
+/// One page of Delivery items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = DeliveryPage(data: [])
 /// ```
 public struct DeliveryPage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The deliveries of this page.
     public var data: [Delivery]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -1324,8 +1385,9 @@ public struct DeliveryPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// A delivery's status. New ones may come. Any other string decodes too, so a value added to the API later never breaks
-/// decoding.
+/// A delivery's status.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: DeliveryStatus = .waiting  // or "waiting"
@@ -1361,11 +1423,13 @@ public struct DeliveryStatus: ProfirestOpenEnum {
 /// let value = DeliveryStatusChange(status: "waiting")
 /// ```
 public struct DeliveryStatusChange: Codable, Hashable, Sendable {
+    /// The new status.
+    ///
     /// Known values: ``DeliveryStatus``.
     public var status: String
-    /// The `location` member.
+    /// The courier's position now; it becomes the delivery's location.
     public var location: GeoPoint?
-    /// The `note` member.
+    /// A note, for instance why a delivery failed.
     public var note: String?
 
     /// Creates a value; optional members default to absent.
@@ -1415,13 +1479,15 @@ public struct DeviceAuthorization: Codable, Hashable, Sendable {
     public var deviceCode: String
     /// Shown to the manager: 8 letters from BCDFGHJKLMNPQRSTVWXZ as XXXX-XXXX.
     public var userCode: String
-    /// The `verification_uri` member.
+    /// The page where the manager enters user_code.
     public var verificationUri: String
     /// verification_uri with the code filled in (for a QR code).
     public var verificationUriComplete: String
     /// Seconds the code lives: 600.
     public var expiresIn: Int
-    /// Seconds between polls: 5. After slow_down poll 5 s slower for good.
+    /// Seconds between polls: 5.
+    ///
+    /// After slow_down poll 5 s slower for good.
     public var interval: Int
 
     /// Creates a value; optional members default to absent.
@@ -1498,7 +1564,7 @@ public struct DeviceAuthorizationRequest: Codable, Hashable, Sendable {
     public var clientId: String
     /// Space-separated scopes.
     public var scope: String
-    /// The `app_version` member.
+    /// The version of the device's application, shown in the list of paired devices.
     public var appVersion: String?
     /// Shown to the manager who confirms the code.
     public var deviceName: String?
@@ -1549,19 +1615,21 @@ public struct DeviceAuthorizationRequest: Codable, Hashable, Sendable {
 /// let value = DeviceInfo(id: "…", name: "…", clientId: "…", …)
 /// ```
 public struct DeviceInfo: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The device's id, as in DELETE …/devices/{device_id}.
     public var id: String
-    /// The `name` member.
+    /// The device's name, shown to managers.
     public var name: String
-    /// The `client_id` member.
+    /// The device application's client_id.
     public var clientId: String
-    /// The `paired_at` member.
+    /// When the device was paired.
     public var pairedAt: Date
-    /// Null before the first API request. Always sent; `nil` is JSON null.
+    /// Null before the first API request.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var lastSeenAt: Date?
-    /// The `app_version` member.
+    /// The version of the application the device said it runs when pairing.
     public var appVersion: String?
-    /// The `platform` member.
+    /// The platform the device said it runs on when pairing (device_platform).
     public var platform: String?
 
     /// Creates a value; optional members default to absent.
@@ -1610,15 +1678,19 @@ public struct DeviceInfo: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of DeviceInfo items. The list ends at a page without next_cursor or with no items.
+/// One page of DeviceInfo items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = DevicePage(data: [])
 /// ```
 public struct DevicePage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The devices of this page.
     public var data: [DeviceInfo]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -1656,9 +1728,9 @@ public struct DevicePage: Codable, Hashable, Sendable, ProfirestPage {
 /// let value = DineInFulfillment(type: "…")
 /// ```
 public struct DineInFulfillment: Codable, Hashable, Sendable {
-    /// The `type` member.
+    /// Always dine_in.
     public var type: String
-    /// The `table` member.
+    /// The guest's table.
     public var table: String?
 
     /// Creates a value; optional members default to absent.
@@ -1695,12 +1767,16 @@ public struct DineInFulfillment: Codable, Hashable, Sendable {
 public struct Event: Codable, Hashable, Sendable {
     /// Unique; process events idempotently by it (an event may come more than once).
     public var id: String
+    /// What happened; ignore types you do not know.
+    ///
     /// Known values: ``EventType``.
     public var type: String
-    /// Where the change happened. Customers are shared by an owner's restaurants: their events carry the restaurant of
-    /// the connection that changed them.
+    /// Where the change happened.
+    ///
+    /// Customers are shared by an owner's restaurants: their events carry the restaurant of the connection that changed
+    /// them.
     public var restaurantId: String
-    /// The `occurred_at` member.
+    /// When the change happened.
     public var occurredAt: Date
     /// Ids of what changed and its new status, e.g. order_id and status; fetch the object for the rest.
     public var data: [String: JSONValue]
@@ -1750,16 +1826,19 @@ extension Event {
     }
 }
 
-/// A page of the event feed. Without a cursor the page is empty and next_cursor points at the end of the feed.
+/// A page of the event feed.
+///
+/// Without a cursor the page is empty and next_cursor points at the end of the feed.
 ///
 /// ```swift
 /// let value = EventPage(data: [], nextCursor: "…", hasMore: true)
 /// ```
 public struct EventPage: Codable, Hashable, Sendable {
-    /// The `data` member.
+    /// The events of this page, oldest first.
     public var data: [Event]
-    /// Always present: the position after the last event of this page (or the current end of the feed). Store it and
-    /// send it back.
+    /// Always present: the position after the last event of this page (or the current end of the feed).
+    ///
+    /// Store it and send it back.
     public var nextCursor: String
     /// True when more events wait right now: fetch again at once.
     public var hasMore: Bool
@@ -1794,8 +1873,10 @@ public struct EventPage: Codable, Hashable, Sendable {
     }
 }
 
-/// Event types. New ones may come: ignore what you do not know. Any other string decodes too, so a value added to the
-/// API later never breaks decoding.
+/// Event types.
+///
+/// New ones may come: ignore what you do not know. Any other string decodes too, so a value added to the API later
+/// never breaks decoding.
 ///
 /// ```swift
 /// let value: EventType = .orderCreated  // or "order.created"
@@ -1890,8 +1971,9 @@ public struct FieldError: Codable, Hashable, Sendable {
     }
 }
 
-/// How the order reaches the guest, by type. Clients must accept types they do not know. Chosen by `type`; a shape
-/// added to the API later decodes as `.unknown`.
+/// How the order reaches the guest, by type.
+///
+/// Clients must accept types they do not know. Chosen by `type`; a shape added to the API later decodes as `.unknown`.
 ///
 /// ```swift
 /// if case .pickup(let value) = fulfillment { print(value) }
@@ -1939,9 +2021,9 @@ public enum Fulfillment: Codable, Hashable, Sendable {
 /// let value = GeoPoint(lat: 1.5, lon: 1.5)
 /// ```
 public struct GeoPoint: Codable, Hashable, Sendable {
-    /// The `lat` member.
+    /// Latitude in degrees, -90 to 90.
     public var lat: Double
-    /// The `lon` member.
+    /// Longitude in degrees, -180 to 180.
     public var lon: Double
 
     /// Creates a value; optional members default to absent.
@@ -1970,8 +2052,9 @@ public struct GeoPoint: Codable, Hashable, Sendable {
     }
 }
 
-/// OAuth grant types the token endpoint takes. Any other string decodes too, so a value added to the API later never
-/// breaks decoding.
+/// OAuth grant types the token endpoint takes.
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: GrantType = .urnIetfParamsOauthGrantTypeDeviceCode  // or "urn:ietf:params:oauth:grant-type:device_code"
@@ -2004,21 +2087,25 @@ public struct GrantType: ProfirestOpenEnum {
 /// let value = KitchenTicket(id: "…", restaurantId: "…", station: "…", …)
 /// ```
 public struct KitchenTicket: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The ticket's id.
     public var id: String
-    /// The `restaurant_id` member.
+    /// The restaurant of the kitchen.
     public var restaurantId: String
+    /// The order the ticket was made for; null for a ticket without an order.
+    ///
     /// Always sent; `nil` is JSON null.
     public var orderId: String?
-    /// The `station` member.
+    /// The kitchen station that prepares the ticket.
     public var station: String
+    /// Where the ticket is now.
+    ///
     /// Known values: ``KitchenTicketStatus``.
     public var status: String
-    /// The `items` member.
+    /// The lines to cook.
     public var items: [KitchenTicketItem]
-    /// The `created_at` member.
+    /// When the ticket was made.
     public var createdAt: Date
-    /// The `updated_at` member.
+    /// When the ticket last changed.
     public var updatedAt: Date
 
     /// Creates a value; optional members default to absent.
@@ -2084,13 +2171,13 @@ extension KitchenTicket {
 /// let value = KitchenTicketItem(name: "…", quantity: 1, modifiers: [])
 /// ```
 public struct KitchenTicketItem: Codable, Hashable, Sendable {
-    /// The `name` member.
+    /// What to cook.
     public var name: String
-    /// The `quantity` member.
+    /// How many pieces.
     public var quantity: Int
-    /// The `modifiers` member.
+    /// The names of the chosen modifiers.
     public var modifiers: [String]
-    /// The `note` member.
+    /// The guest's note for the kitchen.
     public var note: String?
 
     /// Creates a value; optional members default to absent.
@@ -2127,15 +2214,19 @@ public struct KitchenTicketItem: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of KitchenTicket items. The list ends at a page without next_cursor or with no items.
+/// One page of KitchenTicket items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = KitchenTicketPage(data: [])
 /// ```
 public struct KitchenTicketPage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The tickets of this page, oldest first.
     public var data: [KitchenTicket]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -2167,8 +2258,9 @@ public struct KitchenTicketPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// A kitchen ticket's status. New ones may come. Any other string decodes too, so a value added to the API later never
-/// breaks decoding.
+/// A kitchen ticket's status.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: KitchenTicketStatus = .new  // or "new"
@@ -2207,6 +2299,8 @@ public struct KitchenTicketStatus: ProfirestOpenEnum {
 /// let value = KitchenTicketStatusChange(status: "new")
 /// ```
 public struct KitchenTicketStatusChange: Codable, Hashable, Sendable {
+    /// The new status.
+    ///
     /// Known values: ``KitchenTicketStatus``.
     public var status: String
 
@@ -2245,11 +2339,11 @@ extension KitchenTicketStatusChange {
 /// let value = Modifier(id: "…", name: "…", price: Money(…))
 /// ```
 public struct Modifier: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The modifier's id, sent in modifier_ids.
     public var id: String
-    /// The `name` member.
+    /// The modifier's name.
     public var name: String
-    /// The `price` member.
+    /// What choosing the modifier adds to the line's unit price, in the catalog's channel.
     public var price: Money
 
     /// Creates a value; optional members default to absent.
@@ -2288,15 +2382,15 @@ public struct Modifier: Codable, Hashable, Sendable {
 /// let value = ModifierGroup(id: "…", name: "…", min: 1, …)
 /// ```
 public struct ModifierGroup: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The group's id, as in Product.modifier_group_ids.
     public var id: String
-    /// The `name` member.
+    /// The group's name.
     public var name: String
-    /// The `min` member.
+    /// The fewest modifiers of the group a line must have; 0 when the group is optional.
     public var min: Int
-    /// The `max` member.
+    /// The most modifiers of the group a line may have.
     public var max: Int
-    /// The `modifiers` member.
+    /// The options to choose from.
     public var modifiers: [Modifier]
 
     /// Creates a value; optional members default to absent.
@@ -2374,18 +2468,22 @@ public struct Money: Codable, Hashable, Sendable {
     }
 }
 
-/// An OAuth error body (RFC 6749 5.2). invalid_grant on a refresh means the device was unpaired: forget the tokens.
-/// invalid_client and unauthorized_client are temporary for a device: keep the tokens.
+/// An OAuth error body (RFC 6749 5.2).
+///
+/// invalid_grant on a refresh means the device was unpaired: forget the tokens. invalid_client and unauthorized_client
+/// are temporary for a device: keep the tokens.
 ///
 /// ```swift
 /// let value = OAuthError(error: "authorization_pending")
 /// ```
 public struct OAuthError: Codable, Hashable, Sendable {
+    /// The OAuth error code; decide by it.
+    ///
     /// Known values: ``OAuthErrorCode``.
     public var error: String
-    /// The `error_description` member.
+    /// Text for a developer about the error; never decide by it.
     public var errorDescription: String?
-    /// The `error_uri` member.
+    /// A page about the error, for a developer.
     public var errorUri: String?
 
     /// Creates a value; optional members default to absent.
@@ -2425,8 +2523,9 @@ extension OAuthError {
     }
 }
 
-/// OAuth error codes (RFC 6749 5.2, RFC 8628 3.5). New ones may come. Any other string decodes too, so a value added to
-/// the API later never breaks decoding.
+/// OAuth error codes (RFC 6749 5.2, RFC 8628 3.5).
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: OAuthErrorCode = .authorizationPending  // or "authorization_pending"
@@ -2480,10 +2579,11 @@ public struct OAuthErrorCode: ProfirestOpenEnum {
     public static let knownValues: [OAuthErrorCode] = [.authorizationPending, .slowDown, .accessDenied, .expiredToken, .invalidGrant, .invalidClient, .unauthorizedClient, .invalidRequest, .invalidScope, .unsupportedGrantType, .serverError, .temporarilyUnavailable]
 }
 
-/// Data for approving a receipt offline with a manager's PIN. The approval key is key = PBKDF2-HMAC-SHA256(password:
-/// the PIN's UTF-8 bytes, salt: base64url-decoded salt, iterations, length 32 bytes). The check catches typos only (1
-/// in 256 wrong PINs pass): the server verifies the approval_signature. See ReceiptOfflineApproval for the message and
-/// signature.
+/// Data for approving a receipt offline with a manager's PIN.
+///
+/// The approval key is key = PBKDF2-HMAC-SHA256(password: the PIN's UTF-8 bytes, salt: base64url-decoded salt,
+/// iterations, length 32 bytes). The check catches typos only (1 in 256 wrong PINs pass): the server verifies the
+/// approval_signature. See ReceiptOfflineApproval for the message and signature.
 ///
 /// ```swift
 /// let value = OfflineApproval(salt: "…", iterations: 1, check: 1)
@@ -2534,7 +2634,7 @@ public struct OfflineApproval: Codable, Hashable, Sendable {
 public struct OpeningHours: Codable, Hashable, Sendable {
     /// ISO weekday: 1 = Monday … 7 = Sunday.
     public var weekday: Int
-    /// The `intervals` member.
+    /// The times of that day when the restaurant is open.
     public var intervals: [ProfirestTimeInterval]
 
     /// Creates a value; optional members default to absent.
@@ -2569,33 +2669,39 @@ public struct OpeningHours: Codable, Hashable, Sendable {
 /// let value = Order(id: "…", number: 1, restaurantId: "…", …)
 /// ```
 public struct Order: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The order's id.
     public var id: String
     /// Daily order number shown to guests.
     public var number: Int
-    /// The `restaurant_id` member.
+    /// The restaurant the order is for.
     public var restaurantId: String
+    /// Your own id of the order, as sent when it was created; null when none was sent.
+    ///
     /// Always sent; `nil` is JSON null.
     public var externalId: String?
-    /// The `quote_id` member.
+    /// The quote the order was made from.
     public var quoteId: String
+    /// The sales channel the order came through.
+    ///
     /// Known values: ``SalesChannel``.
     public var channel: String
+    /// Where the order is now.
+    ///
     /// Known values: ``OrderStatus``.
     public var status: String
-    /// The `items` member.
+    /// The ordered lines.
     public var items: [OrderItem]
-    /// The `fulfillment` member.
+    /// How the order reaches the guest.
     public var fulfillment: Fulfillment
-    /// The `total` member.
+    /// What the guest pays, delivery fee included.
     public var total: Money
-    /// The `created_at` member.
+    /// When the order was created.
     public var createdAt: Date
-    /// The `updated_at` member.
+    /// When the order last changed.
     public var updatedAt: Date
-    /// The `customer` member.
+    /// Who to contact about the order, when it was given.
     public var customer: OrderCustomer?
-    /// The `note` member.
+    /// The note about the whole order.
     public var note: String?
 
     /// Creates a value; optional members default to absent.
@@ -2679,19 +2785,21 @@ extension Order {
     }
 }
 
-/// An order from a quote. Send an Idempotency-Key you stored with the order before sending.
+/// An order from a quote.
+///
+/// Send an Idempotency-Key you stored with the order before sending.
 ///
 /// ```swift
 /// let value = OrderCreate(quoteId: "…")
 /// ```
 public struct OrderCreate: Codable, Hashable, Sendable {
-    /// The `quote_id` member.
+    /// The quote to order; a quote makes one order.
     public var quoteId: String
-    /// The `customer` member.
+    /// Who to contact about the order.
     public var customer: OrderCustomer?
     /// Your own id of the order; permanent: a second order with it is 409 external_id_conflict.
     public var externalId: String?
-    /// The `note` member.
+    /// A note for the restaurant about the whole order.
     public var note: String?
 
     /// Creates a value; optional members default to absent.
@@ -2734,11 +2842,11 @@ public struct OrderCreate: Codable, Hashable, Sendable {
 /// let value = OrderCustomer(name: "…")
 /// ```
 public struct OrderCustomer: Codable, Hashable, Sendable {
-    /// The `name` member.
+    /// The guest's name.
     public var name: String
-    /// The `email` member.
+    /// The guest's email address.
     public var email: String?
-    /// The `phone` member.
+    /// The guest's phone number.
     public var phone: String?
 
     /// Creates a value; optional members default to absent.
@@ -2777,21 +2885,21 @@ public struct OrderCustomer: Codable, Hashable, Sendable {
 /// let value = OrderItem(productId: "…", name: "…", quantity: 1, …)
 /// ```
 public struct OrderItem: Codable, Hashable, Sendable {
-    /// The `product_id` member.
+    /// The product ordered.
     public var productId: String
-    /// The `name` member.
+    /// The product's name when it was priced.
     public var name: String
-    /// The `quantity` member.
+    /// How many pieces.
     public var quantity: Int
-    /// The `modifier_ids` member.
+    /// The chosen modifiers.
     public var modifierIds: [String]
-    /// The `unit_price` member.
+    /// The price of one piece with its modifiers.
     public var unitPrice: Money
-    /// The `total` member.
+    /// The price of the line: unit_price times quantity.
     public var total: Money
-    /// The `vat_rate` member.
+    /// VAT rate of the line in percent: 21, 12 or 0.
     public var vatRate: Int
-    /// The `note` member.
+    /// The note for the kitchen.
     public var note: String?
 
     /// Creates a value; optional members default to absent.
@@ -2850,13 +2958,13 @@ public struct OrderItem: Codable, Hashable, Sendable {
 /// let value = OrderItemCreate(productId: "…", quantity: 1)
 /// ```
 public struct OrderItemCreate: Codable, Hashable, Sendable {
-    /// The `product_id` member.
+    /// The product to order.
     public var productId: String
-    /// The `quantity` member.
+    /// How many pieces, 1 to 999.
     public var quantity: Int
-    /// The `modifier_ids` member.
+    /// The chosen modifiers; each group's min and max apply.
     public var modifierIds: [String]?
-    /// The `note` member.
+    /// A note for the kitchen, such as without onion.
     public var note: String?
 
     /// Creates a value; optional members default to absent.
@@ -2893,15 +3001,19 @@ public struct OrderItemCreate: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of Order items. The list ends at a page without next_cursor or with no items.
+/// One page of Order items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = OrderPage(data: [])
 /// ```
 public struct OrderPage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The orders of this page, newest first.
     public var data: [Order]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -2933,8 +3045,9 @@ public struct OrderPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// An order's status. New ones may come. Any other string decodes too, so a value added to the API later never breaks
-/// decoding.
+/// An order's status.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: OrderStatus = .accepted  // or "accepted"
@@ -2970,15 +3083,19 @@ public struct OrderStatus: ProfirestOpenEnum {
     public static let knownValues: [OrderStatus] = [.accepted, .preparing, .ready, .outForDelivery, .completed, .cancelled]
 }
 
-/// A status change. Allowed: accepted→preparing→ready→(out_for_delivery→)completed; cancelled from any but completed.
+/// A status change.
+///
+/// Allowed: accepted→preparing→ready→(out_for_delivery→)completed; cancelled from any but completed.
 ///
 /// ```swift
 /// let value = OrderStatusChange(status: "accepted")
 /// ```
 public struct OrderStatusChange: Codable, Hashable, Sendable {
+    /// The new status.
+    ///
     /// Known values: ``OrderStatus``.
     public var status: String
-    /// The `reason` member.
+    /// Why, for instance why an order is cancelled.
     public var reason: String?
 
     /// Creates a value; optional members default to absent.
@@ -3014,8 +3131,9 @@ extension OrderStatusChange {
     }
 }
 
-/// How a receipt was paid. New ones may come. Any other string decodes too, so a value added to the API later never
-/// breaks decoding.
+/// How a receipt was paid.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: PaymentMethod = .cash  // or "cash"
@@ -3048,7 +3166,7 @@ public struct PaymentMethod: ProfirestOpenEnum {
 /// let value = PickupFulfillment(type: "…")
 /// ```
 public struct PickupFulfillment: Codable, Hashable, Sendable {
-    /// The `type` member.
+    /// Always pickup.
     public var type: String
     /// When the guest comes; as soon as possible when absent.
     public var time: Date?
@@ -3079,7 +3197,9 @@ public struct PickupFulfillment: Codable, Hashable, Sendable {
     }
 }
 
-/// An error (RFC 9457 application/problem+json). Clients must ignore members they do not know.
+/// An error (RFC 9457 application/problem+json).
+///
+/// Clients must ignore members they do not know.
 ///
 /// ```swift
 /// let value = Problem(type: "…", title: "…", status: 1, …)
@@ -3091,7 +3211,9 @@ public struct Problem: Codable, Hashable, Sendable {
     public var title: String
     /// The HTTP status, repeated.
     public var status: Int
-    /// The catalog code (x-error-catalog). Decide by this, never by status or title.
+    /// The catalog code (x-error-catalog).
+    ///
+    /// Decide by this, never by status or title.
     public var code: String
     /// The id of the request for support; the same as the Profirest-Request-Id header.
     public var requestId: String
@@ -3105,8 +3227,9 @@ public struct Problem: Codable, Hashable, Sendable {
     public var existingId: String?
     /// The request path.
     public var instance: String?
-    /// With cursor_expired from the event feed: the current end of the feed. Store it once your state is reloaded and
-    /// read on from it: nothing that changed after this answer is missed.
+    /// With cursor_expired from the event feed: the current end of the feed.
+    ///
+    /// Store it once your state is reloaded and read on from it: nothing that changed after this answer is missed.
     public var nextCursor: String?
     /// Seconds, the same as the Retry-After header, where one is sent.
     public var retryAfter: Int?
@@ -3183,13 +3306,13 @@ public struct Problem: Codable, Hashable, Sendable {
 /// let value = Product(id: "…", name: "…", categoryId: "…", …)
 /// ```
 public struct Product: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The product's id, sent as product_id.
     public var id: String
-    /// The `name` member.
+    /// The product's name; names has it by language.
     public var name: String
-    /// The `category_id` member.
+    /// The category the product is listed in.
     public var categoryId: String
-    /// The `price` member.
+    /// The price of one piece without modifiers, in the requested channel.
     public var price: Money
     /// VAT rate in percent: 21, 12 or 0.
     public var vatRate: Int
@@ -3199,7 +3322,7 @@ public struct Product: Codable, Hashable, Sendable {
     public var allergens: [Int]?
     /// When it is sold; always when empty or absent.
     public var availability: [ProfirestTimeInterval]?
-    /// The `modifier_group_ids` member.
+    /// The modifier groups a line of this product chooses from.
     public var modifierGroupIds: [String]?
     /// The name by language code.
     public var names: [String: String]?
@@ -3305,25 +3428,29 @@ public struct ProfirestTimeInterval: Codable, Hashable, Sendable {
 /// let value = Quote(id: "…", restaurantId: "…", channel: "pos", …)
 /// ```
 public struct Quote: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The quote's id, sent as quote_id to create the order.
     public var id: String
-    /// The `restaurant_id` member.
+    /// The restaurant that priced the quote.
     public var restaurantId: String
+    /// The sales channel whose prices apply.
+    ///
     /// Known values: ``SalesChannel``.
     public var channel: String
-    /// The `items` member.
+    /// The priced lines.
     public var items: [OrderItem]
-    /// The `fulfillment` member.
+    /// How the order will reach the guest.
     public var fulfillment: Fulfillment
-    /// The `subtotal` member.
+    /// The sum of the lines' totals.
     public var subtotal: Money
-    /// The `delivery_fee` member.
+    /// The delivery fee; zero unless the order is delivered.
     public var deliveryFee: Money
-    /// The `total` member.
+    /// What the guest pays: subtotal plus delivery_fee.
     public var total: Money
     /// An order must be created before this time.
     public var expiresAt: Date
-    /// The order made from this quote; a quote is used once. Always sent; `nil` is JSON null.
+    /// The order made from this quote; a quote is used once.
+    ///
+    /// Always sent; `nil` is JSON null.
     public var usedByOrderId: String?
 
     /// Creates a value; optional members default to absent.
@@ -3397,13 +3524,15 @@ extension Quote {
 /// let value = QuoteCreate(channel: "pos", items: [], fulfillment: Fulfillment(…))
 /// ```
 public struct QuoteCreate: Codable, Hashable, Sendable {
+    /// The sales channel whose prices apply.
+    ///
     /// Known values: ``SalesChannel``.
     public var channel: String
-    /// The `items` member.
+    /// The lines to price, 1 to 200.
     public var items: [OrderItemCreate]
-    /// The `fulfillment` member.
+    /// How the order will reach the guest; a delivery adds a delivery fee.
     public var fulfillment: Fulfillment
-    /// The `customer_id` member.
+    /// A known customer the order is for.
     public var customerId: String?
 
     /// Creates a value; optional members default to absent.
@@ -3453,25 +3582,31 @@ extension QuoteCreate {
 /// let value = Receipt(id: "…", number: "…", restaurantId: "…", …)
 /// ```
 public struct Receipt: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The id the register made (ReceiptCreate.id).
     public var id: String
-    /// The `number` member.
+    /// The receipt's number, as printed on it.
     public var number: String
-    /// The `restaurant_id` member.
+    /// The restaurant that issued the receipt.
     public var restaurantId: String
+    /// The tab the receipt settled; null for a receipt without a tab.
+    ///
     /// Always sent; `nil` is JSON null.
     public var tabId: String?
-    /// The `items` member.
+    /// The lines of the receipt.
     public var items: [ReceiptItem]
-    /// The `total` member.
+    /// What the guest paid.
     public var total: Money
+    /// How the guest paid.
+    ///
     /// Known values: ``PaymentMethod``.
     public var paymentMethod: String
-    /// The `issued_by` member.
+    /// The signed-in employee who issued the receipt.
     public var issuedBy: StaffEmployee
+    /// The manager who approved the receipt offline; null without an offline approval.
+    ///
     /// Always sent; `nil` is JSON null.
     public var approvedBy: StaffEmployee?
-    /// The `issued_at` member.
+    /// When the receipt was issued.
     public var issuedAt: Date
 
     /// Creates a value; optional members default to absent.
@@ -3547,17 +3682,19 @@ extension Receipt {
 public struct ReceiptCreate: Codable, Hashable, Sendable {
     /// A UUIDv7 made on the register.
     public var id: String
-    /// The `items` member.
+    /// The lines of the receipt; at least one.
     public var items: [ReceiptItem]
-    /// The `total` member.
+    /// What the guest pays.
     public var total: Money
+    /// How the guest paid.
+    ///
     /// Known values: ``PaymentMethod``.
     public var paymentMethod: String
-    /// The `issued_at` member.
+    /// When the register issued the receipt, for one issued offline and sent later; the server's time when absent.
     public var issuedAt: Date?
-    /// The `offline_approval` member.
+    /// A manager's approval given on the register without a network; the server verifies its signature.
     public var offlineApproval: ReceiptOfflineApproval?
-    /// The `tab_id` member.
+    /// The tab this receipt settles; issuing closes it.
     public var tabId: String?
 
     /// Creates a value; optional members default to absent.
@@ -3619,13 +3756,13 @@ extension ReceiptCreate {
 /// let value = ReceiptItem(name: "…", quantity: 1, unitPrice: Money(…), …)
 /// ```
 public struct ReceiptItem: Codable, Hashable, Sendable {
-    /// The `name` member.
+    /// The line's text, as printed.
     public var name: String
-    /// The `quantity` member.
+    /// How many pieces.
     public var quantity: Int
-    /// The `unit_price` member.
+    /// The price of one piece.
     public var unitPrice: Money
-    /// The `vat_rate` member.
+    /// VAT rate of the line in percent: 21, 12 or 0.
     public var vatRate: Int
 
     /// Creates a value; optional members default to absent.
@@ -3662,12 +3799,13 @@ public struct ReceiptItem: Codable, Hashable, Sendable {
     }
 }
 
-/// A manager's approval given on a register without a network. key is derived from the manager's PIN as OfflineApproval
-/// says. message is the UTF-8 bytes of these lines joined by a line feed (U+000A), with no trailing line feed:
-/// "profirest-offline-approval/1", the receipt id, employee_id, approved_at, reason, the receipt total amount in minor
-/// units as a decimal integer (e.g. 37800 or -500), and the total currency. approval_signature =
-/// base64url-no-padding(HMAC-SHA256(key, message)). The server recomputes it and answers 422 offline_approval_invalid
-/// when it differs.
+/// A manager's approval given on a register without a network.
+///
+/// key is derived from the manager's PIN as OfflineApproval says. message is the UTF-8 bytes of these lines joined by a
+/// line feed (U+000A), with no trailing line feed: "profirest-offline-approval/1", the receipt id, employee_id,
+/// approved_at, reason, the receipt total amount in minor units as a decimal integer (e.g. 37800 or -500), and the
+/// total currency. approval_signature = base64url-no-padding(HMAC-SHA256(key, message)). The server recomputes it and
+/// answers 422 offline_approval_invalid when it differs.
 ///
 /// ```swift
 /// let value = ReceiptOfflineApproval(employeeId: "…", reason: "…", approvedAt: "…", …)
@@ -3675,7 +3813,7 @@ public struct ReceiptItem: Codable, Hashable, Sendable {
 public struct ReceiptOfflineApproval: Codable, Hashable, Sendable {
     /// The approving manager.
     public var employeeId: String
-    /// The `reason` member.
+    /// Why the manager approved, as signed.
     public var reason: String
     /// RFC 3339 UTC with whole seconds, e.g. 2026-11-29T12:10:00Z; signed as the exact string sent.
     public var approvedAt: String
@@ -3722,19 +3860,19 @@ public struct ReceiptOfflineApproval: Codable, Hashable, Sendable {
 /// let value = Restaurant(id: "…", name: "…", timezone: "…", …)
 /// ```
 public struct Restaurant: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The restaurant's id, as in the paths (restaurant_id).
     public var id: String
-    /// The `name` member.
+    /// The restaurant's name.
     public var name: String
     /// IANA time zone.
     public var timezone: String
-    /// The `currency` member.
+    /// The ISO 4217 code of the currency the restaurant sells in.
     public var currency: String
-    /// The `address` member.
+    /// The restaurant's postal address, on one line.
     public var address: String?
-    /// The `city` member.
+    /// The city where the restaurant is.
     public var city: String?
-    /// The `opening_hours` member.
+    /// Opening hours by weekday.
     public var openingHours: [OpeningHours]?
 
     /// Creates a value; optional members default to absent.
@@ -3783,15 +3921,19 @@ public struct Restaurant: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of RestaurantSummary items. The list ends at a page without next_cursor or with no items.
+/// One page of RestaurantSummary items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = RestaurantPage(data: [])
 /// ```
 public struct RestaurantPage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The restaurants of this page.
     public var data: [RestaurantSummary]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -3829,11 +3971,11 @@ public struct RestaurantPage: Codable, Hashable, Sendable, ProfirestPage {
 /// let value = RestaurantSummary(id: "…", name: "…")
 /// ```
 public struct RestaurantSummary: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The restaurant's id, as in the paths (restaurant_id).
     public var id: String
-    /// The `name` member.
+    /// The restaurant's name.
     public var name: String
-    /// The `city` member.
+    /// The city where the restaurant is.
     public var city: String?
 
     /// Creates a value; optional members default to absent.
@@ -3866,16 +4008,20 @@ public struct RestaurantSummary: Codable, Hashable, Sendable {
     }
 }
 
-/// Form fields of a revocation request (RFC 7009). Revoking a device's refresh token unpairs the device.
+/// Form fields of a revocation request (RFC 7009).
+///
+/// Revoking a device's refresh token unpairs the device.
 ///
 /// ```swift
 /// let value = RevocationRequest(token: "…")
 /// ```
 public struct RevocationRequest: Codable, Hashable, Sendable {
-    /// The `token` member.
+    /// The token to revoke: a refresh token (which also unpairs a device) or an access token.
     public var token: String
-    /// The `client_id` member.
+    /// The client the token was issued to; public clients send it.
     public var clientId: String?
+    /// Which kind of token is sent, to speed up the lookup; optional.
+    ///
     /// Known values: ``TokenTypeHint``.
     public var tokenTypeHint: String?
 
@@ -3935,8 +4081,9 @@ extension RevocationRequest: CustomStringConvertible, CustomDebugStringConvertib
     }
 }
 
-/// Where something is sold. New ones may come. Any other string decodes too, so a value added to the API later never
-/// breaks decoding.
+/// Where something is sold.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: SalesChannel = .pos  // or "pos"
@@ -3977,9 +4124,9 @@ public struct SalesChannel: ProfirestOpenEnum {
 public struct StaffCandidate: Codable, Hashable, Sendable {
     /// employee_id to send back in StaffCredential.employee_id.
     public var id: String
-    /// The `name` member.
+    /// The person's name, to show in the choice.
     public var name: String
-    /// The `role` member.
+    /// The person's role (a StaffRole value), to tell people of the same name apart.
     public var role: String?
 
     /// Creates a value; optional members default to absent.
@@ -4018,9 +4165,13 @@ public struct StaffCandidate: Codable, Hashable, Sendable {
 /// let value = StaffCredential(method: "pin", secret: "…")
 /// ```
 public struct StaffCredential: Codable, Hashable, Sendable {
+    /// Whether secret is a PIN or a card's UID.
+    ///
     /// Known values: ``StaffCredentialMethod``.
     public var method: String
-    /// The PIN (4–8 digits) or the card's UID. Never stored by the client.
+    /// The PIN (4–8 digits) or the card's UID.
+    ///
+    /// Never stored by the client.
     public var secret: String
     /// The chosen person after 409 staff_ambiguous.
     public var employeeId: String?
@@ -4081,8 +4232,9 @@ extension StaffCredential: CustomStringConvertible, CustomDebugStringConvertible
     }
 }
 
-/// How a person proves who they are. Any other string decodes too, so a value added to the API later never breaks
-/// decoding.
+/// How a person proves who they are.
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: StaffCredentialMethod = .pin  // or "pin"
@@ -4112,11 +4264,13 @@ public struct StaffCredentialMethod: ProfirestOpenEnum {
 /// let value = StaffEmployee(id: "…", name: "…", role: "manager")
 /// ```
 public struct StaffEmployee: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The employee's id (employee_id elsewhere).
     public var id: String
-    /// The `name` member.
+    /// The employee's name.
     public var name: String
-    /// Known values: ``StaffRole``.
+    /// A staff role.
+    ///
+    /// New ones may come. Known values: ``StaffRole``.
     public var role: String
 
     /// Creates a value; optional members default to absent.
@@ -4156,23 +4310,27 @@ extension StaffEmployee {
     }
 }
 
-/// An employee. offline_approval is present for managers only and only with the staff:read scope.
+/// An employee.
+///
+/// offline_approval is present for managers only and only with the staff:read scope.
 ///
 /// ```swift
 /// let value = StaffMember(id: "…", name: "…", role: "manager", …)
 /// ```
 public struct StaffMember: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The employee's id (employee_id elsewhere).
     public var id: String
-    /// The `name` member.
+    /// The employee's name.
     public var name: String
-    /// Known values: ``StaffRole``.
+    /// A staff role.
+    ///
+    /// New ones may come. Known values: ``StaffRole``.
     public var role: String
-    /// The `active` member.
+    /// False for an employee who no longer works here.
     public var active: Bool
     /// Whether a card (chip) is registered.
     public var cardRegistered: Bool?
-    /// The `offline_approval` member.
+    /// What a register needs to check a manager's PIN offline; managers only, with the staff:read scope.
     public var offlineApproval: OfflineApproval?
 
     /// Creates a value; optional members default to absent.
@@ -4224,15 +4382,19 @@ extension StaffMember {
     }
 }
 
-/// One page of StaffMember items. The list ends at a page without next_cursor or with no items.
+/// One page of StaffMember items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = StaffMemberPage(data: [])
 /// ```
 public struct StaffMemberPage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The employees of this page.
     public var data: [StaffMember]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -4264,8 +4426,9 @@ public struct StaffMemberPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// A staff role. New ones may come. Any other string decodes too, so a value added to the API later never breaks
-/// decoding.
+/// A staff role.
+///
+/// New ones may come. Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: StaffRole = .manager  // or "manager"
@@ -4304,11 +4467,13 @@ public struct StaffRole: ProfirestOpenEnum {
 /// let value = StaffSession(token: "…", employee: StaffEmployee(…), restaurantId: "…", …)
 /// ```
 public struct StaffSession: Codable, Hashable, Sendable {
-    /// Sent as Profirest-Staff-Token. Keep it in memory only.
+    /// Sent as Profirest-Staff-Token.
+    ///
+    /// Keep it in memory only.
     public var token: String
-    /// The `employee` member.
+    /// The signed-in employee.
     public var employee: StaffEmployee
-    /// The `restaurant_id` member.
+    /// The restaurant where the employee signed in.
     public var restaurantId: String
     /// The session ends after this many seconds without a request; every successful request extends it.
     public var idleTimeoutSeconds: Int
@@ -4387,23 +4552,25 @@ extension StaffSession: CustomStringConvertible, CustomDebugStringConvertible, C
 /// let value = Tab(id: "…", restaurantId: "…", name: "…", …)
 /// ```
 public struct Tab: Codable, Hashable, Sendable {
-    /// The `id` member.
+    /// The tab's id.
     public var id: String
-    /// The `restaurant_id` member.
+    /// The restaurant of the tab.
     public var restaurantId: String
-    /// The `name` member.
+    /// The tab's name, such as a guest's name or a table.
     public var name: String
+    /// Whether the tab is open; issuing a receipt for it closes it.
+    ///
     /// Known values: ``TabStatus``.
     public var status: String
-    /// The `items` member.
+    /// The lines added so far.
     public var items: [OrderItem]
-    /// The `total` member.
+    /// The sum of the lines' totals.
     public var total: Money
-    /// The `opened_by` member.
+    /// The employee who opened the tab.
     public var openedBy: StaffEmployee
-    /// The `opened_at` member.
+    /// When the tab was opened.
     public var openedAt: Date
-    /// The `table` member.
+    /// The table the tab belongs to.
     public var table: String?
 
     /// Creates a value; optional members default to absent.
@@ -4473,9 +4640,9 @@ extension Tab {
 /// let value = TabCreate(name: "…")
 /// ```
 public struct TabCreate: Codable, Hashable, Sendable {
-    /// The `name` member.
+    /// The tab's name, such as a guest's name or a table; 1 to 60 characters.
     public var name: String
-    /// The `table` member.
+    /// The table the tab belongs to.
     public var table: String?
 
     /// Creates a value; optional members default to absent.
@@ -4510,7 +4677,7 @@ public struct TabCreate: Codable, Hashable, Sendable {
 /// let value = TabItemsAdd(items: [])
 /// ```
 public struct TabItemsAdd: Codable, Hashable, Sendable {
-    /// The `items` member.
+    /// The lines to add, 1 to 100.
     public var items: [OrderItemCreate]
 
     /// Creates a value; optional members default to absent.
@@ -4535,15 +4702,19 @@ public struct TabItemsAdd: Codable, Hashable, Sendable {
     }
 }
 
-/// One page of Tab items. The list ends at a page without next_cursor or with no items.
+/// One page of Tab items.
+///
+/// The list ends at a page without next_cursor or with no items.
 ///
 /// ```swift
 /// let value = TabPage(data: [])
 /// ```
 public struct TabPage: Codable, Hashable, Sendable, ProfirestPage {
-    /// The `data` member.
+    /// The tabs of this page.
     public var data: [Tab]
-    /// Opaque cursor of the next page; absent on the last page. Never build one.
+    /// Opaque cursor of the next page; absent on the last page.
+    ///
+    /// Never build one.
     public var nextCursor: String?
 
     /// The type of one item of the list.
@@ -4575,7 +4746,9 @@ public struct TabPage: Codable, Hashable, Sendable, ProfirestPage {
     }
 }
 
-/// A tab's status. Any other string decodes too, so a value added to the API later never breaks decoding.
+/// A tab's status.
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: TabStatus = .open  // or "open"
@@ -4605,6 +4778,8 @@ public struct TabStatus: ProfirestOpenEnum {
 /// let value = TokenRequest(grantType: "urn:ietf:params:oauth:grant-type:device_code")
 /// ```
 public struct TokenRequest: Codable, Hashable, Sendable {
+    /// OAuth grant types the token endpoint takes.
+    ///
     /// Known values: ``GrantType``.
     public var grantType: String
     /// Public clients send it; confidential clients authenticate with HTTP Basic (client_secret_basic) instead and must
@@ -4712,7 +4887,7 @@ extension TokenRequest: CustomStringConvertible, CustomDebugStringConvertible, C
 /// let value = TokenResponse(accessToken: "…", tokenType: "…", expiresIn: 1, …)
 /// ```
 public struct TokenResponse: Codable, Hashable, Sendable {
-    /// The `access_token` member.
+    /// The token sent as Authorization: Bearer with every API request; it lives expires_in seconds.
     public var accessToken: String
     /// Always Bearer.
     public var tokenType: String
@@ -4723,8 +4898,10 @@ public struct TokenResponse: Codable, Hashable, Sendable {
     /// A paired device's id.
     public var deviceId: String?
     /// A public client's refresh token is single-use: every refresh returns a new one and the old one stops working (a
-    /// reuse is invalid_grant). Only a retry whose answer was lost is forgiven: the old token sent again within 60 s,
-    /// before the new one was used, answers the same new tokens. When absent, keep the old one.
+    /// reuse is invalid_grant).
+    ///
+    /// Only a retry whose answer was lost is forgiven: the old token sent again within 60 s, before the new one was
+    /// used, answers the same new tokens. When absent, keep the old one.
     public var refreshToken: String?
     /// A device's restaurant.
     public var restaurantId: String?
@@ -4798,8 +4975,9 @@ extension TokenResponse: CustomStringConvertible, CustomDebugStringConvertible, 
     }
 }
 
-/// Which kind of token is being revoked (RFC 7009). Any other string decodes too, so a value added to the API later
-/// never breaks decoding.
+/// Which kind of token is being revoked (RFC 7009).
+///
+/// Any other string decodes too, so a value added to the API later never breaks decoding.
 ///
 /// ```swift
 /// let value: TokenTypeHint = .accessToken  // or "access_token"

@@ -103,8 +103,18 @@ extension ProfirestApi {
 public struct AttendanceOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/attendance/presence` — Who is at work. People working or on a break, paged.
-    /// Needs the scope `attendance:read`.
+    /// Who is at work.
+    ///
+    /// People working or on a break, paged.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/attendance/presence`; needs the scope `attendance:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of AttendancePresence items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.attendance.listPresence(restaurantID: …)
@@ -117,8 +127,18 @@ public struct AttendanceOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/attendance/presence", as: AttendancePresencePage.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/attendance/punches` — Recorded punches. Newest first, paged. Needs the
-    /// scope `attendance:read`.
+    /// Recorded punches.
+    ///
+    /// Newest first, paged.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/attendance/punches`; needs the scope `attendance:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of AttendancePunch items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.attendance.listPunches(restaurantID: …)
@@ -131,10 +151,20 @@ public struct AttendanceOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/attendance/punches", as: AttendancePunchPage.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/attendance/punches` — Record a punch. Exactly once by id: the first write
-    /// 201, a repeat with the same id 200 with the same body (whatever the Idempotency-Key). Errors: staff_ambiguous
-    /// (choose and send again with the same id and employee_id), staff_credentials_invalid, staff_locked,
-    /// attendance_state_conflict. Needs the scope `attendance:punch`.
+    /// Record a punch.
+    ///
+    /// Exactly once by id: the first write 201, a repeat with the same id 200 with the same body (whatever the
+    /// Idempotency-Key). Errors: staff_ambiguous (choose and send again with the same id and employee_id),
+    /// staff_credentials_invalid, staff_locked, attendance_state_conflict.
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/attendance/punches`; needs the scope `attendance:punch`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - body: A punch. credential is required unless the request carries Profirest-Staff-Token (a signed-in employee
+    ///     punching on a register).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A recorded punch.
     ///
     /// ```swift
     /// try await api.attendance.createPunch(restaurantID: …, body)
@@ -144,9 +174,18 @@ public struct AttendanceOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/attendance/punches", body: body, as: AttendancePunch.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/attendance/punches/batch` — Record punches from an offline queue. At most
-    /// 100; each item gets the result its single request would have got. The answer is 200 even when items failed.
-    /// Needs the scope `attendance:punch`.
+    /// Record punches from an offline queue.
+    ///
+    /// At most 100; each item gets the result its single request would have got. The answer is 200 even when items
+    /// failed.
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/attendance/punches/batch`; needs the scope `attendance:punch`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - body: Punches stored offline, sent together (at most 100). Each gets its own result.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: Results in the order of the batch.
     ///
     /// ```swift
     /// try await api.attendance.createPunchBatch(restaurantID: …, body)
@@ -165,8 +204,18 @@ public struct AttendanceOperations: Sendable {
 public struct BackupsOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/backups` — Stored backups. Newest first, paged. Needs the scope
-    /// `backups:read`.
+    /// Stored backups.
+    ///
+    /// Newest first, paged.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/backups`; needs the scope `backups:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of Backup items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.backups.list(restaurantID: …)
@@ -179,8 +228,17 @@ public struct BackupsOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/backups", as: BackupPage.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/backups` — Store a backup. A ZIP file of at most 10 MiB (413
-    /// payload_too_large). Needs the scope `backups:write`.
+    /// Store a backup.
+    ///
+    /// A ZIP file of at most 10 MiB (413 payload_too_large).
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/backups`; needs the scope `backups:write`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - body: The ZIP file's bytes, at most 10 MiB (10 485 760 bytes).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A stored backup of a register (a ZIP file, at most 10 MiB).
     ///
     /// ```swift
     /// try await api.backups.create(restaurantID: …, body)
@@ -190,7 +248,17 @@ public struct BackupsOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/backups", body: .data(body, contentType: "application/zip"), as: Backup.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}` — One backup. Needs the scope `backups:read`.
+    /// One backup.
+    ///
+    /// The backup's size, checksum and time; its bytes come from …/content.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}`; needs the scope `backups:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - backupID: The backup.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A stored backup of a register (a ZIP file, at most 10 MiB).
     ///
     /// ```swift
     /// try await api.backups.get(restaurantID: …, backupID: …)
@@ -200,8 +268,17 @@ public struct BackupsOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/backups/\(PercentEncoding.rfc3986(backupID))", as: Backup.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}/content` — Download a backup. The ZIP bytes. Needs the
-    /// scope `backups:read`.
+    /// Download a backup.
+    ///
+    /// The ZIP bytes.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/backups/{backup_id}/content`; needs the scope `backups:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - backupID: The backup.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: The ZIP file.
     ///
     /// ```swift
     /// try await api.backups.getContent(restaurantID: …, backupID: …)
@@ -222,8 +299,17 @@ public struct BackupsOperations: Sendable {
 public struct CatalogOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/catalog` — The menu of a channel. Prices are those of the channel. Needs
-    /// the scope `catalog:read`.
+    /// The menu of a channel.
+    ///
+    /// Prices are those of the channel.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/catalog`; needs the scope `catalog:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - channel: pos (default), kiosk, eshop, delivery, waiter.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: The menu of one sales channel.
     ///
     /// ```swift
     /// try await api.catalog.get(restaurantID: …)
@@ -244,7 +330,18 @@ public struct CatalogOperations: Sendable {
 public struct CustomersOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/customers` — Customers. Paged. Needs the scope `customers:read`.
+    /// Customers.
+    ///
+    /// Paged.
+    ///
+    /// Sends `GET /v2/customers`; needs the scope `customers:read`.
+    ///
+    /// - Parameters:
+    ///   - email: Only the customer with this email.
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of Customer items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.customers.list()
@@ -258,7 +355,17 @@ public struct CustomersOperations: Sendable {
         return try await api.get("/customers", as: CustomerPage.self, options: options)
     }
 
-    /// `POST /v2/customers` — Create a customer. Needs the scope `customers:write`.
+    /// Create a customer.
+    ///
+    /// A customer shared by the owner's restaurants; an email already in use is 409 customer_email_taken with
+    /// existing_id.
+    ///
+    /// Sends `POST /v2/customers`; needs the scope `customers:write`.
+    ///
+    /// - Parameters:
+    ///   - body: A new customer; an email already in use is 409 customer_email_taken with existing_id.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A customer. GET and PATCH answer an ETag.
     ///
     /// ```swift
     /// try await api.customers.create(body)
@@ -268,8 +375,16 @@ public struct CustomersOperations: Sendable {
         return try await api.post("/customers", body: body, as: Customer.self, options: options)
     }
 
-    /// `GET /v2/customers/{customer_id}` — One customer. Answers an ETag; with If-None-Match of the current one, 304.
-    /// Needs the scope `customers:read`.
+    /// One customer.
+    ///
+    /// Answers an ETag; with If-None-Match of the current one, 304.
+    ///
+    /// Sends `GET /v2/customers/{customer_id}`; needs the scope `customers:read`.
+    ///
+    /// - Parameters:
+    ///   - customerID: The customer.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A customer. GET and PATCH answer an ETag.
     ///
     /// ```swift
     /// try await api.customers.get(customerID: …)
@@ -279,8 +394,20 @@ public struct CustomersOperations: Sendable {
         return try await api.get("/customers/\(PercentEncoding.rfc3986(customerID))", as: Customer.self, options: options)
     }
 
-    /// `PATCH /v2/customers/{customer_id}` — Update a customer. A JSON merge patch. If-Match is required (428
-    /// precondition_required without it); a stale ETag is 412 precondition_failed. Needs the scope `customers:write`.
+    /// Update a customer.
+    ///
+    /// A JSON merge patch. If-Match is required (428 precondition_required without it); a stale ETag is 412
+    /// precondition_failed.
+    ///
+    /// Sends `PATCH /v2/customers/{customer_id}`; needs the scope `customers:write`.
+    ///
+    /// - Parameters:
+    ///   - customerID: The customer.
+    ///   - body: A partial update (JSON merge patch, RFC 7396): absent = unchanged, null = cleared. Needs If-Match with
+    ///     the ETag.
+    ///   - ifMatch: The ETag from GET; a stale one is 412 precondition_failed.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A customer. GET and PATCH answer an ETag.
     ///
     /// ```swift
     /// try await api.customers.update(customerID: …, body)
@@ -301,7 +428,19 @@ public struct CustomersOperations: Sendable {
 public struct DeliveriesOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/deliveries` — Deliveries. Paged. Needs the scope `deliveries:read`.
+    /// Deliveries.
+    ///
+    /// Paged.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/deliveries`; needs the scope `deliveries:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - status: Only these statuses (comma-separated).
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of Delivery items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.deliveries.list(restaurantID: …)
@@ -315,8 +454,19 @@ public struct DeliveriesOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/deliveries", as: DeliveryPage.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/deliveries/{delivery_id}/status` — Change a delivery's status. A
-    /// transition that is not allowed is 409 status_conflict. Needs the scope `deliveries:write`.
+    /// Change a delivery's status.
+    ///
+    /// A transition that is not allowed is 409 status_conflict.
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/deliveries/{delivery_id}/status`; needs the scope
+    /// `deliveries:write`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - deliveryID: The delivery.
+    ///   - body: Allowed: waiting→picked_up→delivered or failed.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A delivery for a courier.
     ///
     /// ```swift
     /// try await api.deliveries.changeStatus(restaurantID: …, deliveryID: …, body)
@@ -335,7 +485,18 @@ public struct DeliveriesOperations: Sendable {
 public struct DevicesOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/devices` — Paired devices. Paged. Needs the scope `devices:read`.
+    /// Paired devices.
+    ///
+    /// Paged.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/devices`; needs the scope `devices:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of DeviceInfo items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.devices.list(restaurantID: …)
@@ -348,8 +509,16 @@ public struct DevicesOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/devices", as: DevicePage.self, options: options)
     }
 
-    /// `DELETE /v2/restaurants/{restaurant_id}/devices/{device_id}` — Unpair a device. Its tokens stop working at once;
-    /// its next refresh is invalid_grant. Needs the scope `devices:write`.
+    /// Unpair a device.
+    ///
+    /// Its tokens stop working at once; its next refresh is invalid_grant.
+    ///
+    /// Sends `DELETE /v2/restaurants/{restaurant_id}/devices/{device_id}`; needs the scope `devices:write`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - deviceID: The device.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
     ///
     /// ```swift
     /// try await api.devices.unpair(restaurantID: …, deviceID: …)
@@ -367,10 +536,22 @@ public struct DevicesOperations: Sendable {
 public struct EventsOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/events` — Read the event feed. Without cursor: an empty page whose next_cursor is the end of the feed.
-    /// With cursor: events after it, at most limit (≤ 100); has_more says a full page was cut. Events are kept 7 days:
-    /// an older cursor is 410 cursor_expired, whose problem carries next_cursor, the current end of the feed (reload
-    /// your state, then read on from it). Needs the scope `events:read`.
+    /// Read the event feed.
+    ///
+    /// Without cursor: an empty page whose next_cursor is the end of the feed. With cursor: events after it, at most
+    /// limit (≤ 100); has_more says a full page was cut. Events are kept 7 days: an older cursor is 410 cursor_expired,
+    /// whose problem carries next_cursor, the current end of the feed (reload your state, then read on from it).
+    ///
+    /// Sends `GET /v2/events`; needs the scope `events:read`.
+    ///
+    /// - Parameters:
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - types: Only these types (comma-separated).
+    ///   - restaurantID: Only this restaurant (a partner connection may reach several).
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A page of the event feed. Without a cursor the page is empty and next_cursor points at the end of the
+    ///   feed.
     ///
     /// ```swift
     /// try await api.events.list()
@@ -394,8 +575,20 @@ public struct EventsOperations: Sendable {
 public struct KitchenOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/kitchen/tickets` — Kitchen tickets. Oldest first, paged. Needs the scope
-    /// `kitchen:read`.
+    /// Kitchen tickets.
+    ///
+    /// Oldest first, paged.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/kitchen/tickets`; needs the scope `kitchen:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - status: Only these statuses (comma-separated).
+    ///   - station: Only this station.
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of KitchenTicket items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.kitchen.listTickets(restaurantID: …)
@@ -410,8 +603,19 @@ public struct KitchenOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/kitchen/tickets", as: KitchenTicketPage.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/kitchen/tickets/{ticket_id}/status` — Change a ticket's status. A
-    /// transition that is not allowed is 409 status_conflict. Needs the scope `kitchen:write`.
+    /// Change a ticket's status.
+    ///
+    /// A transition that is not allowed is 409 status_conflict.
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/kitchen/tickets/{ticket_id}/status`; needs the scope
+    /// `kitchen:write`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - ticketID: The ticket.
+    ///   - body: Allowed: new→cooking→ready→served; cancelled from new or cooking.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: What a kitchen display shows.
     ///
     /// ```swift
     /// try await api.kitchen.changeTicketStatus(restaurantID: …, ticketID: …, body)
@@ -430,7 +634,19 @@ public struct KitchenOperations: Sendable {
 public struct OrdersOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/orders` — Orders. Newest first, paged. Needs the scope `orders:read`.
+    /// Orders.
+    ///
+    /// Newest first, paged.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/orders`; needs the scope `orders:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - status: Only these statuses (comma-separated).
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of Order items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.orders.list(restaurantID: …)
@@ -444,10 +660,18 @@ public struct OrdersOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/orders", as: OrderPage.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/orders` — Create an order from a quote. Guards independent of
-    /// Idempotency-Key: a quote makes one order (409 quote_already_used with existing_id) and external_id is permanent
-    /// (409 external_id_conflict with existing_id). An expired quote is 409 quote_expired. Needs the scope
-    /// `orders:write`.
+    /// Create an order from a quote.
+    ///
+    /// Guards independent of Idempotency-Key: a quote makes one order (409 quote_already_used with existing_id) and
+    /// external_id is permanent (409 external_id_conflict with existing_id). An expired quote is 409 quote_expired.
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/orders`; needs the scope `orders:write`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - body: An order from a quote. Send an Idempotency-Key you stored with the order before sending.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: An order.
     ///
     /// ```swift
     /// try await api.orders.create(restaurantID: …, body)
@@ -457,7 +681,17 @@ public struct OrdersOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/orders", body: body, as: Order.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/orders/{order_id}` — One order. Needs the scope `orders:read`.
+    /// One order.
+    ///
+    /// The order with its lines, status and fulfillment.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/orders/{order_id}`; needs the scope `orders:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - orderID: The order.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: An order.
     ///
     /// ```swift
     /// try await api.orders.get(restaurantID: …, orderID: …)
@@ -467,8 +701,19 @@ public struct OrdersOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/orders/\(PercentEncoding.rfc3986(orderID))", as: Order.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/orders/{order_id}/status` — Change an order's status. A transition that is
-    /// not allowed is 409 status_conflict. Needs the scope `orders:write`.
+    /// Change an order's status.
+    ///
+    /// A transition that is not allowed is 409 status_conflict.
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/orders/{order_id}/status`; needs the scope `orders:write`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - orderID: The order.
+    ///   - body: A status change. Allowed: accepted→preparing→ready→(out_for_delivery→)completed; cancelled from any
+    ///     but completed.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: An order.
     ///
     /// ```swift
     /// try await api.orders.changeStatus(restaurantID: …, orderID: …, body)
@@ -478,8 +723,17 @@ public struct OrdersOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/orders/\(PercentEncoding.rfc3986(orderID))/status", body: body, as: Order.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/quotes` — Price an order. A quote lives 15 minutes and makes one order.
-    /// Needs the scope `orders:write`.
+    /// Price an order.
+    ///
+    /// A quote lives 15 minutes and makes one order.
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/quotes`; needs the scope `orders:write`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - body: What a guest wants; the server prices it.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A priced order proposal, valid for 15 minutes and usable once.
     ///
     /// ```swift
     /// try await api.orders.createQuote(restaurantID: …, body)
@@ -498,9 +752,19 @@ public struct OrdersOperations: Sendable {
 public struct ReceiptsOperations: Sendable {
     let api: ProfirestApi
 
-    /// `POST /v2/restaurants/{restaurant_id}/receipts` — Issue a receipt. Needs a signed-in employee. With
-    /// offline_approval the server verifies approval_signature (422 offline_approval_invalid). Issuing for a tab closes
-    /// it. Needs the scope `receipts:write`. Needs a signed-in employee (`signInStaff`).
+    /// Issue a receipt.
+    ///
+    /// Needs a signed-in employee. With offline_approval the server verifies approval_signature (422
+    /// offline_approval_invalid). Issuing for a tab closes it.
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/receipts`; needs the scope `receipts:write` and a signed-in employee
+    /// (`signInStaff`).
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - body: A receipt to issue; needs a signed-in employee (Profirest-Staff-Token).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: An issued receipt.
     ///
     /// ```swift
     /// try await api.receipts.create(restaurantID: …, body)
@@ -510,7 +774,17 @@ public struct ReceiptsOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/receipts", body: body, as: Receipt.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/receipts/{receipt_id}` — One receipt. Needs the scope `receipts:read`.
+    /// One receipt.
+    ///
+    /// The receipt as it was issued.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/receipts/{receipt_id}`; needs the scope `receipts:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - receiptID: The receipt.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: An issued receipt.
     ///
     /// ```swift
     /// try await api.receipts.get(restaurantID: …, receiptID: …)
@@ -529,7 +803,17 @@ public struct ReceiptsOperations: Sendable {
 public struct RestaurantsOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants` — Restaurants of the connection. Paged. Needs the scope `restaurants:read`.
+    /// Restaurants of the connection.
+    ///
+    /// Paged.
+    ///
+    /// Sends `GET /v2/restaurants`; needs the scope `restaurants:read`.
+    ///
+    /// - Parameters:
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of RestaurantSummary items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.restaurants.list()
@@ -542,7 +826,16 @@ public struct RestaurantsOperations: Sendable {
         return try await api.get("/restaurants", as: RestaurantPage.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}` — One restaurant. Needs the scope `restaurants:read`.
+    /// One restaurant.
+    ///
+    /// The restaurant with its address, time zone, currency and opening hours.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}`; needs the scope `restaurants:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A restaurant.
     ///
     /// ```swift
     /// try await api.restaurants.get(restaurantID: …)
@@ -561,8 +854,18 @@ public struct RestaurantsOperations: Sendable {
 public struct StaffOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/staff` — Employees. Paged. offline_approval of managers is included. Needs
-    /// the scope `staff:read`.
+    /// Employees.
+    ///
+    /// Paged. offline_approval of managers is included.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/staff`; needs the scope `staff:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of StaffMember items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.employees.list(restaurantID: …)
@@ -575,8 +878,15 @@ public struct StaffOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/staff", as: StaffMemberPage.self, options: options)
     }
 
-    /// `GET /v2/staff/sessions/current` — The signed-in employee. Does not extend the session. The token is not
-    /// repeated in the answer (token is empty). Needs the scope `staff:authenticate`.
+    /// The signed-in employee.
+    ///
+    /// Does not extend the session. The token is not repeated in the answer (token is empty).
+    ///
+    /// Sends `GET /v2/staff/sessions/current`; needs the scope `staff:authenticate`.
+    ///
+    /// - Parameters:
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: A signed-in employee on a register.
     ///
     /// ```swift
     /// try await api.employees.getCurrentSession()
@@ -595,7 +905,18 @@ public struct StaffOperations: Sendable {
 public struct TabsOperations: Sendable {
     let api: ProfirestApi
 
-    /// `GET /v2/restaurants/{restaurant_id}/tabs` — Open tabs. Paged. Needs the scope `tabs:read`.
+    /// Open tabs.
+    ///
+    /// Paged.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/tabs`; needs the scope `tabs:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - cursor: An opaque cursor from next_cursor. Never build one.
+    ///   - limit: Items per page, at most 100 (default 50).
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: One page of Tab items. The list ends at a page without next_cursor or with no items.
     ///
     /// ```swift
     /// try await api.tabs.list(restaurantID: …)
@@ -608,8 +929,18 @@ public struct TabsOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/tabs", as: TabPage.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/tabs` — Open a tab. Needs a signed-in employee. Needs the scope
-    /// `tabs:write`. Needs a signed-in employee (`signInStaff`).
+    /// Open a tab.
+    ///
+    /// Needs a signed-in employee.
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/tabs`; needs the scope `tabs:write` and a signed-in employee
+    /// (`signInStaff`).
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - body: A new tab; needs a signed-in employee.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: An open bill of a table or a guest (Swift: ProfirestAPI.Tab where SwiftUI's Tab clashes).
     ///
     /// ```swift
     /// try await api.tabs.create(restaurantID: …, body)
@@ -619,7 +950,17 @@ public struct TabsOperations: Sendable {
         return try await api.post("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/tabs", body: body, as: Tab.self, options: options)
     }
 
-    /// `GET /v2/restaurants/{restaurant_id}/tabs/{tab_id}` — One tab. Needs the scope `tabs:read`.
+    /// One tab.
+    ///
+    /// The tab with its lines and total, open or closed.
+    ///
+    /// Sends `GET /v2/restaurants/{restaurant_id}/tabs/{tab_id}`; needs the scope `tabs:read`.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - tabID: The tab.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: An open bill of a table or a guest (Swift: ProfirestAPI.Tab where SwiftUI's Tab clashes).
     ///
     /// ```swift
     /// try await api.tabs.get(restaurantID: …, tabID: …)
@@ -629,8 +970,19 @@ public struct TabsOperations: Sendable {
         return try await api.get("/restaurants/\(PercentEncoding.rfc3986(restaurantID))/tabs/\(PercentEncoding.rfc3986(tabID))", as: Tab.self, options: options)
     }
 
-    /// `POST /v2/restaurants/{restaurant_id}/tabs/{tab_id}/items` — Add lines to a tab. A closed tab is 409 tab_closed.
-    /// Needs the scope `tabs:write`. Needs a signed-in employee (`signInStaff`).
+    /// Add lines to a tab.
+    ///
+    /// A closed tab is 409 tab_closed.
+    ///
+    /// Sends `POST /v2/restaurants/{restaurant_id}/tabs/{tab_id}/items`; needs the scope `tabs:write` and a signed-in
+    /// employee (`signInStaff`).
+    ///
+    /// - Parameters:
+    ///   - restaurantID: The restaurant.
+    ///   - tabID: The tab.
+    ///   - body: Lines to add to a tab.
+    ///   - options: Anything else of this request: headers, idempotency key, staff session, retries, timeout.
+    /// - Returns: An open bill of a table or a guest (Swift: ProfirestAPI.Tab where SwiftUI's Tab clashes).
     ///
     /// ```swift
     /// try await api.tabs.addItems(restaurantID: …, tabID: …, body)
