@@ -112,8 +112,7 @@ private final class ReplayTransport: HTTPTransport, @unchecked Sendable {
     var count: Int { lock.lock(); defer { lock.unlock() }; return calls }
 
     init() {
-        let contract = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("contract/profirest-v2.openapi.json")
+        let contract = packageRoot.appendingPathComponent("contract/profirest-v2.openapi.json")
         let root = (try? JSONSerialization.jsonObject(with: Data(contentsOf: contract))) as? [String: Any]
         schemas = ((root?["components"] as? [String: Any])?["schemas"] as? [String: Any]) ?? [:]
     }
