@@ -52,8 +52,9 @@ let package = Package(
         .executableTarget(name: "Pichacka", dependencies: ["ProfirestAPI"], swiftSettings: strict),
         // Not a product: the processes of the cross-process refresh tests (and the bench's cross-process keys).
         .executableTarget(name: "ProfirestRefreshProbe", dependencies: ["ProfirestAPI"], swiftSettings: strict),
-        // Not a product: starting and stopping the local servers (sandbox, loopback) for the tests and the bench.
-        .target(name: "ProfirestTestSupport", swiftSettings: strict),
+        // Not a product: starting and stopping the local servers (sandbox, loopback) for the tests and the bench, and
+        // ScriptedTransport, the in-memory transport of the unit tests (ProfirestAPI's public API only).
+        .target(name: "ProfirestTestSupport", dependencies: ["ProfirestAPI"], swiftSettings: strict),
         .executableTarget(
             name: "ProfirestBench", dependencies: ["ProfirestAPI", "ProfirestTestSupport"], path: "benchmarks/ProfirestBench",
             swiftSettings: strict),

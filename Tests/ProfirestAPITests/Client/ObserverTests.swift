@@ -1,12 +1,13 @@
 import Foundation
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTestSupport
 
 /// The observer hears each attempt and each retry of the pipeline, in order, with what is safe to log.
 final class ObserverTests: XCTestCase {
     private func client(_ steps: [Step], events: Locked<[ProfirestEvent]>) -> (ProfirestApi, ScriptedTransport) {
-        let transport = ScriptedTransport(steps)
-        let timer = transport.timer
+        let timer = ManualTimer()
+        let transport = ScriptedTransport(steps, timer: timer)
         let api = ProfirestApi(
             options: .init(
                 accessToken: "at_observer_secret", transport: transport, clock: { Harness.now }, sleep: { _ in },

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTestSupport
 
 /// What an app developer sees when debugging — `String(describing:)`, `String(reflecting:)`, string interpolation,
 /// `dump` and a crash reporter walking the `Mirror` — never contains a token, a client secret, a PIN, a device code
@@ -28,7 +29,7 @@ final class SecretsNeverPrintTests: XCTestCase {
 
     func testTheClientAfterARefreshAndAStaffSignInShowsNoToken() async throws {
         let newAccess = "at_SECRET_new_access_81c2", newRefresh = "rt_SECRET_new_refresh_6d3f"
-        let transport = RoutingTransport { request in
+        let transport = ScriptedTransport { request in
             switch request.url.path {
             case "/oauth/token": return Answers.tokens(newAccess, refresh: newRefresh)
             case "/v2/restaurants/11/staff/sessions": return Answers.staffSession(token: Self.staffToken)
@@ -70,7 +71,7 @@ final class SecretsNeverPrintTests: XCTestCase {
             verificationURIComplete: "https://mujprofirest.cz/pair?code=KXCB-TQPW", interval: 5,
             expiresAt: Date(timeIntervalSince1970: 1_800_000_600))
         assertNoSecrets(state, [Self.deviceCode], shows: ["KXCB-TQPW"])
-        let api = ProfirestApi(options: .init(clientID: "profirest-pos", transport: ScriptedTransport([])))
+        let api = ProfirestApi(options: .init(clientID: "profirest-pos", transport: ScriptedTransport([], timer: ManualTimer())))
         assertNoSecrets(try api.resumePairing(state), [Self.deviceCode], shows: ["KXCB-TQPW"])
     }
 

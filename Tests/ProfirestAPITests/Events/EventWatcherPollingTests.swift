@@ -184,7 +184,7 @@ final class EventWatcherPollingTests: XCTestCase {
         let changes = Changes()
         let clock = FeedClock(changes: changes)
         let api = ProfirestApi(options: .init(
-            baseURL: "not a url", accessToken: "t", transport: FeedTransport(changes), clock: { clock.now },
+            baseURL: "not a url", accessToken: "t", transport: FeedTransport(changes).scripted, clock: { clock.now },
             sleep: { try await clock.sleep($0) }))
         let errors = Locked([String]())
         await api.eventWatcher(.init(onEvents: { _ in }, onError: { e in errors.withLock { $0.append("\(type(of: e))") } })).run()

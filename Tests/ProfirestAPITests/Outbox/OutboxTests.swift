@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTestSupport
 
 /// The outbox over a scripted transport: journaled before the first attempt, removed only on a definitive answer,
 /// replayed in order with the same bytes, punches in batches, refusals reported without blocking, bounded.
@@ -122,7 +123,7 @@ final class OutboxTests: XCTestCase {
         XCTAssertNotNil(stored.first?["body"], "the punch with its credential, for later")
 
         let batchTransport = BatchAnswering(refusing: [ids[7]: (401, "staff_credentials_invalid")])
-        let api = ProfirestApi(options: .init(accessToken: "at_test", transport: batchTransport, clock: { Harness.now }))
+        let api = ProfirestApi(options: .init(accessToken: "at_test", transport: batchTransport.transport, clock: { Harness.now }))
         let replay = try api.outbox(path: path, onFailure: { failure in failures.withLock { $0.append(failure) } })
         await replay.flush()
         XCTAssertEqual(replay.status.count, 0)
@@ -139,7 +140,7 @@ final class OutboxTests: XCTestCase {
 
     func testAPunchDeliveredAtOnceAnswersWithItsPunchAndAnAmbiguousPinIsThrown() async throws {
         let transport = BatchAnswering(refusing: [:])
-        let api = ProfirestApi(options: .init(accessToken: "at_test", transport: transport, clock: { Harness.now }))
+        let api = ProfirestApi(options: .init(accessToken: "at_test", transport: transport.transport, clock: { Harness.now }))
         let outbox = try api.outbox(path: path)
         let p = punch()
         let outcome = try await outbox.punch(restaurantID: "11", p)
@@ -231,32 +232,33 @@ final class OutboxTests: XCTestCase {
     }
 }
 
-/// Answers every punch batch with a result per punch, refusing the ids it was told to.
-final class BatchAnswering: HTTPTransport, @unchecked Sendable {
-    private let state = Locked((refused: [String: (Int, String)](), requests: [HTTPRequest]()))
+/// Answers every punch batch with a result per punch, refusing the ids it was told to: a `ScriptedTransport` whose
+/// handler reads the batch.
+final class BatchAnswering: Sendable {
+    private let refused: Locked<[String: (Int, String)]>
+    let transport: ScriptedTransport
 
-    init(refusing: [String: (Int, String)]) { state.withLock { $0.refused = refusing } }
-
-    var requests: [HTTPRequest] { state.withLock { $0.requests } }
-
-    func refuse(_ id: String, _ status: Int, _ code: String) { state.withLock { $0.refused[id] = (status, code) } }
-
-    func send(_ request: HTTPRequest) async throws -> APIResponse {
-        let refused = state.withLock { state in
-            state.requests.append(request)
-            return state.refused
-        }
-        let punches = (try? JSONCoding.decoder.decode(JSONValue.self, from: request.body ?? Data()))?["punches"]?.arrayValue ?? []
-        let results: [JSONValue] = punches.map { punch in
-            let id = punch["id"]?.stringValue ?? ""
-            if let (status, code) = refused[id] {
-                return ["id": .string(id), "status": .integer(status),
-                        "problem": ["code": .string(code), "title": "Refused", "status": .integer(status)]]
+    init(refusing: [String: (Int, String)]) {
+        let refused = Locked(refusing)
+        self.refused = refused
+        transport = ScriptedTransport { request in
+            let refused = refused.withLock { $0 }
+            let punches = (try? JSONCoding.decoder.decode(JSONValue.self, from: request.body ?? Data()))?["punches"]?.arrayValue ?? []
+            let results: [JSONValue] = punches.map { punch in
+                let id = punch["id"]?.stringValue ?? ""
+                if let (status, code) = refused[id] {
+                    return ["id": .string(id), "status": .integer(status),
+                            "problem": ["code": .string(code), "title": "Refused", "status": .integer(status)]]
+                }
+                return ["id": .string(id), "status": 201, "punch": ["id": .string(id), "state": "working"]]
             }
-            return ["id": .string(id), "status": 201, "punch": ["id": .string(id), "state": "working"]]
+            return .respond(APIResponse(
+                status: 200, headers: ["Content-Type": "application/json"],
+                data: try JSONCoding.encode(JSONValue.object(["results": .array(results)]))))
         }
-        return APIResponse(
-            status: 200, headers: ["Content-Type": "application/json"],
-            data: try JSONCoding.encode(JSONValue.object(["results": .array(results)])))
     }
+
+    var requests: [HTTPRequest] { transport.requests }
+
+    func refuse(_ id: String, _ status: Int, _ code: String) { refused.withLock { $0[id] = (status, code) } }
 }

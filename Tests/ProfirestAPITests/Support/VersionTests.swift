@@ -5,8 +5,7 @@ import XCTest
 /// The version has one source for the release (the VERSION file, which names `make dist`'s archive); the library's
 /// own constant, sent in every User-Agent, must say the same, and the changelog must have its entry.
 final class VersionTests: XCTestCase {
-    private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    private let root = packageRoot
 
     func testTheLibraryVersionIsTheReleaseVersion() throws {
         let file = try String(contentsOf: root.appendingPathComponent("VERSION"), encoding: .utf8)

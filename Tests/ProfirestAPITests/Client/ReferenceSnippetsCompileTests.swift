@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import ProfirestAPI  // not @testable: the snippets must compile against the public API alone
+import ProfirestTestSupport
 #if canImport(OSLog)
 import OSLog
 #endif
@@ -9,19 +10,19 @@ import OSLog
 /// called: compiling them is the test. `testTheSnippetsRunAgainstAScriptedServer` runs the same shapes.
 final class ReferenceSnippetsCompileTests: XCTestCase {
     func testTheSnippetsRunAgainstAScriptedServer() async throws {
-        let transport = ReplayTransport()
+        let transport = replayTransport()
         // A paired device: a state document as a previous pairing left it (the token never expires in this test).
         let storage = MemoryTokenStorage()
         try storage.set("profirest-api:profirest-dochazka",
                         #"{"version":1,"access_token":"at_snippets_0123456789","expires_at":"2099-01-01T00:00:00Z"}"#)
         let api = ProfirestApi(options: .init(clientID: "profirest-dochazka", storage: storage,
-                                              transport: transport, sleep: { _ in }))
+                                              transport: transport.withoutStreaming, sleep: { _ in }))
         try await requests(api, id: "c1", rid: "11", localID: 1, orderCreate: OrderCreate(quoteId: "q1"),
                            zipData: Data([1]), backupID: "b1")
-        XCTAssertGreaterThan(transport.count, 5)
-        let before = transport.count
+        XCTAssertGreaterThan(transport.requests.count, 5)
+        let before = transport.requests.count
         try await events(api, rid: "11")
-        XCTAssertGreaterThan(transport.count, before)
+        XCTAssertGreaterThan(transport.requests.count, before)
     }
 
     func clients() {
@@ -104,31 +105,25 @@ final class ReferenceSnippetsCompileTests: XCTestCase {
 /// The app's own function of the reference's event feed example.
 private func reloadBoard() async {}
 
-/// Answers every request with the contract's example of the schema the snippet at that path asks for.
-private final class ReplayTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var calls = 0
-    private let schemas: [String: Any]
-    var count: Int { lock.lock(); defer { lock.unlock() }; return calls }
-
-    init() {
-        let contract = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("contract/profirest-v2.openapi.json")
-        let root = (try? JSONSerialization.jsonObject(with: Data(contentsOf: contract))) as? [String: Any]
-        schemas = ((root?["components"] as? [String: Any])?["schemas"] as? [String: Any]) ?? [:]
+/// Answers every request with the contract's example of the schema the snippet at that path asks for. Without
+/// streaming, as the custom transport it stands for: the event feed is read by polling.
+private func replayTransport() -> ScriptedTransport {
+    let contract = packageRoot.appendingPathComponent("contract/profirest-v2.openapi.json")
+    let root = (try? JSONSerialization.jsonObject(with: Data(contentsOf: contract))) as? [String: Any]
+    let schemas = ((root?["components"] as? [String: Any])?["schemas"] as? [String: Any]) ?? [:]
+    // Each example as JSON, whole and as the last page (without the `next_cursor` it names).
+    var bodies: [String: (whole: Data, last: Data)] = [:]
+    for (name, schema) in schemas {
+        guard var example = (schema as? [String: Any])?["example"] as? [String: Any],
+              let whole = try? JSONSerialization.data(withJSONObject: example) else { continue }
+        example["next_cursor"] = nil
+        bodies[name] = (whole, (try? JSONSerialization.data(withJSONObject: example)) ?? whole)
     }
-
-    private func increment() {
-        lock.lock()
-        calls += 1
-        lock.unlock()
-    }
-
-    func send(_ request: HTTPRequest) async throws -> APIResponse {
-        increment()
+    let examples = bodies
+    return ScriptedTransport { request in
         let path = request.url.path
         if path.hasSuffix("/content") {
-            return APIResponse(status: 200, headers: ["Content-Type": "application/zip"], data: Data([0x50, 0x4B]))
+            return .respond(APIResponse(status: 200, headers: ["Content-Type": "application/zip"], data: Data([0x50, 0x4B])))
         }
         let schema: String
         if path.hasSuffix("/catalog") { schema = "Catalog" }
@@ -137,11 +132,10 @@ private final class ReplayTransport: HTTPTransport, @unchecked Sendable {
         else if path.hasSuffix("/presence") { schema = "AttendancePresencePage" }
         else if path.hasSuffix("/events") { schema = "EventPage" }
         else { schema = "Customer" }
-        var example = (schemas[schema] as? [String: Any])?["example"] as? [String: Any] ?? [:]
         // The example page names a next page: serve it once, then end the list.
-        if request.url.query?.contains("cursor=") == true, schema != "EventPage" { example["next_cursor"] = nil }
-        let body = try JSONSerialization.data(withJSONObject: example)
-        return APIResponse(status: 200, headers: ["Content-Type": "application/json", "ETag": "\"v1\""], data: body)
+        let lastPage = request.url.query?.contains("cursor=") == true && schema != "EventPage"
+        let body = (lastPage ? examples[schema]?.last : examples[schema]?.whole) ?? Data("{}".utf8)
+        return .respond(APIResponse(status: 200, headers: ["Content-Type": "application/json", "ETag": "\"v1\""], data: body))
     }
 }
 

@@ -1,14 +1,13 @@
 import Foundation
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTestSupport
 
-/// One scripted answer of `ScriptedTransport`.
-enum Step: Sendable {
-    case respond(APIResponse)
-    case fail(URLError)
-    /// Never answers: fires the attempt timer (virtual time passes the deadline) and waits to be cancelled.
-    case hang
+/// One scripted answer: the tests' name for `ScriptedTransport.Reply` (ProfirestTestSupport), with the answers they
+/// build most.
+typealias Step = ScriptedTransport.Reply
 
+extension ScriptedTransport.Reply {
     static func json(_ status: Int, _ body: JSONValue, headers: [String: String] = [:]) -> Step {
         var all = headers
         all["Content-Type"] = "application/json"
@@ -31,38 +30,20 @@ enum Step: Sendable {
     }
 }
 
-/// An in-memory transport that answers from a script and records every request it was given.
-final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
-    // @unchecked: all state is behind `state`.
-    private struct State {
-        var steps: [Step]
-        var requests: [HTTPRequest] = []
-    }
-
-    private let state: Locked<State>
-    let timer = ManualTimer()
-
-    init(_ steps: [Step]) { state = Locked(State(steps: steps)) }
-
-    var requests: [HTTPRequest] { state.withLock { $0.requests } }
-    var remaining: Int { state.withLock { $0.steps.count } }
-
-    func send(_ request: HTTPRequest) async throws -> APIResponse {
-        let step: Step? = state.withLock {
-            $0.requests.append(request)
-            return $0.steps.isEmpty ? nil : $0.steps.removeFirst()
-        }
-        switch step {
-        case .respond(let response)?: return response
-        case .fail(let error)?: throw error
-        case .hang?:
-            timer.fire()
-            try await Task.sleep(nanoseconds: 20_000_000_000)  // ends at once when the attempt is cancelled
-            throw CancellationError()
-        case nil:
-            XCTFail("unexpected request \(request.method) \(request.url)")
-            throw URLError(.resourceUnavailable)
-        }
+extension ScriptedTransport {
+    /// The pipeline tests' transport: `steps` in order, one per request, and a request past their end fails the
+    /// test. A `.hang` fires `timer` as it starts — the attempt's deadline passes in virtual time — and then waits
+    /// to be cancelled (by that deadline).
+    convenience init(_ steps: [Step], timer: ManualTimer) {
+        self.init(
+            steps,
+            otherwise: { request in
+                XCTFail("unexpected request \(request.method) \(request.url)")
+                return .fail(URLError(.resourceUnavailable))
+            },
+            willReply: { _, reply in
+                if case .hang = reply { timer.fire() }
+            })
     }
 }
 
@@ -176,6 +157,8 @@ struct Harness {
     let api: ProfirestApi
     let transport: ScriptedTransport
     let sleeps: SleepRecorder
+    /// The per-attempt timer: fired by each `.hang`; `durations` are the attempts' limits.
+    let timer: ManualTimer
 
     static let now = Date(timeIntervalSince1970: 1_790_000_000)
 
@@ -185,18 +168,19 @@ struct Harness {
         retryDelay: TimeInterval = 1, maxRetryWait: TimeInterval = 30, timeout: TimeInterval = 30,
         random: Double = 0.5
     ) {
-        let transport = ScriptedTransport(steps)
+        let timer = ManualTimer()
+        let transport = ScriptedTransport(steps, timer: timer)
         let sleeps = SleepRecorder()
         let options = ProfirestApi.Options(
             baseURL: baseURL, accessToken: accessToken, language: language, retries: retries, retryDelay: retryDelay,
             maxRetryWait: maxRetryWait, timeout: timeout, transport: transport, clock: { Harness.now },
             sleep: { try await sleeps.sleep($0) })
-        let timer = transport.timer
         api = ProfirestApi(
             options: options, authorizer: authorizer ?? StaticTokenAuthorizer(token: accessToken),
             attemptTimer: { try await timer.wait($0) }, random: { random })
         self.transport = transport
         self.sleeps = sleeps
+        self.timer = timer
     }
 
     var requests: [HTTPRequest] { transport.requests }

@@ -1,5 +1,9 @@
 import Foundation
 
+/// The package's root directory (where Package.swift is): this file is Tests/ProfirestAPITests/TestSupport/TestHelpers.swift.
+let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
 extension Data {
     var hex: String { map { String(format: "%02x", $0) }.joined() }
 

@@ -1,21 +1,22 @@
 import Foundation
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTestSupport
 
 /// The staff session through the facade and the pipeline: required, automatic, idle extension, expiry on time and by
 /// the server. The client's `sleep` waits for the test to move the clock, so the session's timer runs in virtual time.
 final class StaffWiringTests: XCTestCase {
     private func client(
-        _ handler: @escaping RoutingTransport.Handler, onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil
-    ) throws -> (WiredClient, RoutingTransport) {
-        let transport = RoutingTransport(handler)
+        _ handler: @escaping ScriptedTransport.Handler, onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil
+    ) throws -> (WiredClient, ScriptedTransport) {
+        let transport = ScriptedTransport(handler)
         let client = try WiredClient(
             transport: transport, tokens: ("at_valid_0123456789", "rt_1_0123456789", 86_400), onStaffExpired: onStaffExpired,
             sleeping: .untilAdvanced)
         return (client, transport)
     }
 
-    private static let signIn: RoutingTransport.Handler = { request in
+    private static let signIn: ScriptedTransport.Handler = { request in
         request.url.path == "/v2/restaurants/11/staff/sessions" ? Answers.staffSession(token: "st_jana_0123456789") : ok
     }
 

@@ -110,19 +110,3 @@ final class StaffSessionsTests: XCTestCase {
         XCTAssertFalse(String(describing: info).contains("st_secret_token_1"))
     }
 }
-
-final class InfoLog: @unchecked Sendable {
-    // @unchecked: `values` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var values: [StaffInfo] = []
-    func record(_ value: StaffInfo) {
-        lock.lock()
-        values.append(value)
-        lock.unlock()
-    }
-    var all: [StaffInfo] {
-        lock.lock()
-        defer { lock.unlock() }
-        return values
-    }
-}

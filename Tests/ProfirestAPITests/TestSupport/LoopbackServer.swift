@@ -9,8 +9,7 @@ final class LoopbackServer {
     let port: Int
 
     init() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        let root = packageRoot
         do {
             server = try ChildServer(
                 executable: "/usr/bin/env", arguments: ["python3", root.appendingPathComponent("tools/loopback_server.py").path])

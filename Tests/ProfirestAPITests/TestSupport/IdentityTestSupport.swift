@@ -159,3 +159,20 @@ extension ProfirestAPIError {
             retryable: true)
     }
 }
+
+/// The staff sessions a callback was told of (`onStaffExpired`), in order.
+final class InfoLog: @unchecked Sendable {
+    // @unchecked: `values` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var values: [StaffInfo] = []
+    func record(_ value: StaffInfo) {
+        lock.lock()
+        values.append(value)
+        lock.unlock()
+    }
+    var all: [StaffInfo] {
+        lock.lock()
+        defer { lock.unlock() }
+        return values
+    }
+}

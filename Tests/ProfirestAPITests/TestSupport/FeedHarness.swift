@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTestSupport
 
 /// A stream body under test control. Every read of the reader is counted, so a test knows that a chunk was
 /// fully processed when the next read comes.
@@ -122,103 +123,49 @@ final class LiveBody: @unchecked Sendable {
     }
 }
 
-/// One scripted answer to `GET /v2/events/stream`.
-enum StreamStep {
-    /// An answer read whole (an error): the step's status, headers and body.
-    case answer(Step)
-    /// A 200 `text/event-stream` whose body the test controls.
-    case open(LiveBody, contentType: String = "text/event-stream")
-    /// No answer at all.
-    case fail(URLError)
-}
+/// One scripted answer to `GET /v2/events/stream`: a `ScriptedTransport.Reply`, built as below.
+typealias StreamStep = ScriptedTransport.Reply
 
-/// A transport with both endpoints of the feed scripted; when a script runs out the request waits (until the
-/// reading is stopped), so a test sees exactly the requests it scripted.
-final class FeedTransport: StreamingHTTPTransport, @unchecked Sendable {
-    // @unchecked: all state is behind `state`.
-    private struct State {
-        var pages: [Step]
-        var streams: [StreamStep]
-        var requests: [HTTPRequest] = []
-        /// The bodies handed out, kept like `URLSessionTransport`'s delegate keeps a request's stream.
-        var opened: [AsyncThrowingStream<Data, Error>] = []
+extension ScriptedTransport.Reply {
+    /// A 200 `text/event-stream` (or `contentType`) whose body the test controls.
+    static func open(_ body: LiveBody, contentType: String = "text/event-stream") -> Self {
+        .stream(HTTPStreamingResponse(status: 200, headers: ["Content-Type": contentType], body: body.stream))
     }
 
-    private let state: Locked<State>
+    /// An answer read whole (an error): the step's status, headers and body.
+    static func answer(_ step: Step) -> Self { step }
+}
+
+/// The feed's two endpoints scripted apart on one `ScriptedTransport`: pages for `GET /v2/events`, streams for
+/// `GET /v2/events/stream`. When a script runs out the request hangs (until the reading is stopped), so a test sees
+/// exactly the requests it scripted; every request and every script added wakes the test's `changes`.
+struct FeedTransport {
+    static let pages = "/v2/events"
+    static let streams = "/v2/events/stream"
+
+    let scripted: ScriptedTransport
     let changes: Changes
 
     init(_ changes: Changes, pages: [Step] = [], streams: [StreamStep] = []) {
         self.changes = changes
-        state = Locked(State(pages: pages, streams: streams))
+        scripted = ScriptedTransport([], otherwise: { _ in .hang }, willReply: { _, _ in changes.signal() })
+        scripted.route("GET", Self.pages, pages)
+        scripted.route("GET", Self.streams, streams)
     }
 
-    var requests: [HTTPRequest] { state.withLock { $0.requests } }
-    var pageRequests: [HTTPRequest] { requests.filter { $0.url.path == "/v2/events" } }
-    var streamRequests: [HTTPRequest] { requests.filter { $0.url.path == "/v2/events/stream" } }
+    var requests: [HTTPRequest] { scripted.requests }
+    var pageRequests: [HTTPRequest] { requests.filter { $0.url.path == Self.pages } }
+    var streamRequests: [HTTPRequest] { requests.filter { $0.url.path == Self.streams } }
 
     func addPages(_ steps: [Step]) {
-        state.withLock { $0.pages += steps }
+        scripted.route("GET", Self.pages, steps)
         changes.signal()
     }
 
     func addStreams(_ steps: [StreamStep]) {
-        state.withLock { $0.streams += steps }
+        scripted.route("GET", Self.streams, steps)
         changes.signal()
     }
-
-    func send(_ request: HTTPRequest) async throws -> APIResponse {
-        let step: Step? = state.withLock {
-            $0.requests.append(request)
-            return $0.pages.isEmpty ? nil : $0.pages.removeFirst()
-        }
-        changes.signal()
-        switch step {
-        case .respond(let response)?: return response
-        case .fail(let error)?: throw error
-        case .hang?, nil:
-            try await hang()
-            throw CancellationError()
-        }
-    }
-
-    func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
-        let step: StreamStep? = state.withLock {
-            $0.requests.append(request)
-            return $0.streams.isEmpty ? nil : $0.streams.removeFirst()
-        }
-        changes.signal()
-        switch step {
-        case .answer(.respond(let response))?:
-            let body = AsyncThrowingStream<Data, Error> { continuation in
-                continuation.yield(response.data)
-                continuation.finish()
-            }
-            return HTTPStreamingResponse(status: response.status, headers: response.headers, body: body)
-        case .answer(.fail(let error))?, .fail(let error)?:
-            throw error
-        case .open(let body, let contentType)?:
-            let stream = body.stream
-            state.withLock { $0.opened.append(stream) }
-            return HTTPStreamingResponse(status: 200, headers: ["Content-Type": contentType], body: stream)
-        case .answer(.hang)?, nil:
-            try await hang()
-            throw CancellationError()
-        }
-    }
-
-    /// Waits until the calling task is cancelled.
-    private func hang() async throws {
-        let gate = LiveBody(changes)
-        for try await _ in gate.stream {}
-        throw CancellationError()
-    }
-}
-
-/// The same script without streaming: a custom transport that cannot read a response in pieces.
-final class PollOnlyTransport: HTTPTransport, @unchecked Sendable {
-    let inner: FeedTransport
-    init(_ inner: FeedTransport) { self.inner = inner }
-    func send(_ request: HTTPRequest) async throws -> APIResponse { try await inner.send(request) }
 }
 
 /// What the app's handlers saw, in order: `events:<ids>`, `reset:<code>`, `error:<code or type>`.
@@ -295,7 +242,7 @@ struct FeedHarness {
         api = ProfirestApi(
             options: .init(
                 language: "en", storage: storage, storageKey: Self.storageKey, retries: retries, retryDelay: 1,
-                transport: streaming ? transport : PollOnlyTransport(transport), clock: { clock.now },
+                transport: streaming ? transport.scripted : transport.scripted.withoutStreaming, clock: { clock.now },
                 sleep: { try await clock.sleep($0) }, observer: observer),
             authorizer: authorizer ?? StaticTokenAuthorizer(token: "at_feed_secret"),
             attemptTimer: { try await timer.wait($0) }, random: { 0.5 })

@@ -1,12 +1,13 @@
 import Foundation
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTestSupport
 
 /// The identity behind the request pipeline: refresh after 401, one refresh for a stampede, losing the pairing,
 /// where tokens and the client secret may go.
 final class TokenWiringTests: XCTestCase {
     func testInvalidTokenRefreshesOnceAndRetriesOnceWithoutUsingARetry() async throws {
-        let transport = RoutingTransport { request in
+        let transport = ScriptedTransport { request in
             if request.url.path == "/oauth/token" { return Answers.tokens("at_new_0123456789") }
             return request.bearer == "at_new_0123456789" ? Answers.connection : .problem(401, ErrorCode.invalidToken)
         }
@@ -25,7 +26,7 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testAThousandConcurrentRequestsOnAnExpiredTokenRefreshExactlyOnce() async throws {
-        let transport = RoutingTransport { request in
+        let transport = ScriptedTransport { request in
             if request.url.path == "/oauth/token" {
                 await Task.yield()  // let the stampede pile up behind the refresh
                 return Answers.tokens("at_fresh_0123456789")
@@ -56,7 +57,7 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testInvalidGrantUnpairsPendingAndLaterRequestsAndCallsOnUnpairedOnce() async throws {
-        let transport = RoutingTransport { request in
+        let transport = ScriptedTransport { request in
             if request.url.path == "/oauth/token" {
                 await Task.yield()
                 return Answers.oauth("invalid_grant")
@@ -96,7 +97,7 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testInvalidClientKeepsTheTokensAndFailsOnlyThisRequest() async throws {
-        let transport = RoutingTransport { request in
+        let transport = ScriptedTransport { request in
             request.url.path == "/oauth/token" ? Answers.oauth("invalid_client", status: 401) : ok
         }
         let unpaired = CallRecorder<ProfirestAPIError>()
@@ -111,7 +112,7 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testAFixedAccessTokenIsNeverRefreshed() async throws {
-        let transport = RoutingTransport { _ in .problem(401, ErrorCode.invalidToken) }
+        let transport = ScriptedTransport { _ in .problem(401, ErrorCode.invalidToken) }
         let client = try WiredClient(transport: transport, clientID: "profirest-pos", accessToken: "fixed_0123456789")
         XCTAssertTrue(client.api.isPaired)
         let e = await apiError { try await client.api.get("/connection") }
@@ -121,7 +122,7 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testAPairedClientWithoutTokensFailsWithNotPairedAndSendsNothing() async throws {
-        let transport = RoutingTransport { _ in ok }
+        let transport = ScriptedTransport { _ in ok }
         let client = try WiredClient(transport: transport)
         let e = await apiError { try await client.api.get("/connection") }
         XCTAssertEqual(e?.code, ErrorCode.notPaired)
@@ -129,14 +130,14 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testAClientWithoutClientIDIsAnonymousAndSendsNoAuthorization() async throws {
-        let transport = RoutingTransport { _ in ok }
+        let transport = ScriptedTransport { _ in ok }
         let client = try WiredClient(transport: transport, clientID: nil)
         try await client.api.get("/connection")
         XCTAssertNil(transport.requests[0].header("Authorization"))
     }
 
     func testPairWithoutClientIDIsAUsageErrorAndSendsNothing() async throws {
-        let transport = RoutingTransport { _ in ok }
+        let transport = ScriptedTransport { _ in ok }
         let client = try WiredClient(transport: transport, clientID: nil)
         let e = await usageError { _ = try await client.api.pair(scope: "restaurants:read", deviceName: "KDS") }
         XCTAssertTrue(e?.message.contains("clientID") == true)
@@ -144,7 +145,7 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testTokensNeverGoToAnotherOrigin() async throws {
-        let transport = RoutingTransport { _ in ok }
+        let transport = ScriptedTransport { _ in ok }
         let client = try WiredClient(transport: transport, tokens: ("at_valid_0123456789", "rt_1_0123456789", 1800))
         try await client.api.get("https://downloads.example.com/backup.zip")
         try await client.api.get("/connection")
@@ -156,7 +157,7 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testARedirectFromTheAPIIsNotFollowed() async throws {
-        let transport = RoutingTransport { _ in .status(302, headers: ["Location": "https://evil.example.com/steal"]) }
+        let transport = ScriptedTransport { _ in .status(302, headers: ["Location": "https://evil.example.com/steal"]) }
         let client = try WiredClient(transport: transport, tokens: ("at_valid_0123456789", "rt_1_0123456789", 1800))
         let e = await apiError { try await client.api.get("/connection") }
         XCTAssertEqual(e?.code, ErrorCode.unexpectedRedirect)
@@ -164,7 +165,7 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testAConfidentialClientSendsItsSecretOnlyAsHTTPBasic() async throws {
-        let transport = RoutingTransport { request in
+        let transport = ScriptedTransport { request in
             if request.url.path == "/oauth/token" { return Answers.tokens("at_new_0123456789", refresh: nil) }
             return ok
         }
@@ -188,7 +189,7 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testTheRefreshStormGuardBecomesANonRetryableInvalidTokenWithRetryAfter() throws {
-        let identity = try WiredClient(transport: RoutingTransport { _ in ok }).api.identity
+        let identity = try WiredClient(transport: ScriptedTransport { _ in ok }).api.identity
         let authorizer = IdentityAuthorizer(identity: identity, errors: ErrorFactory(language: "en", redaction: Redaction(secrets: [])))
         let mapped = try XCTUnwrap(authorizer.map(AuthFailure.refreshLimit(count: 5, window: 60, retryAfter: 42)) as? ProfirestAPIError)
         XCTAssertEqual(mapped.code, ErrorCode.invalidToken)
@@ -199,7 +200,7 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testUnpairForgetsLocallyRevokesAndKeepsWorkingOffline() async throws {
-        let transport = RoutingTransport { request in
+        let transport = ScriptedTransport { request in
             request.url.path == "/oauth/revoke" ? .fail(URLError(.notConnectedToInternet)) : ok
         }
         let unpaired = CallRecorder<ProfirestAPIError>()
@@ -219,7 +220,7 @@ final class TokenWiringTests: XCTestCase {
 
     func testDisconnectThrowsWhenTheGrantOutlivesItAndALaterOneEndsIt() async throws {
         let serverDown = Locked(true)
-        let transport = RoutingTransport { request in
+        let transport = ScriptedTransport { request in
             guard request.url.path == "/oauth/revoke" else { return ok }
             return serverDown.withLock { $0 } ? .problem(503, ErrorCode.serviceUnavailable) : .respond(APIResponse(status: 200))
         }

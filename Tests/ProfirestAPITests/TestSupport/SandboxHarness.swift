@@ -16,8 +16,7 @@ final class SandboxServer: @unchecked Sendable {
     let api: String
     private let session = URLSession(configuration: .ephemeral)
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = ProfirestAPITests.packageRoot
 
     init() throws {
         let environment = ProcessInfo.processInfo.environment

@@ -2,33 +2,6 @@ import Foundation
 import XCTest
 @testable import ProfirestAPI
 
-/// A transport that answers by route (method + path) through a handler, concurrently, and records every request.
-/// Unlike `ScriptedTransport` (one answer after another) it serves many requests in flight at once.
-final class RoutingTransport: HTTPTransport, @unchecked Sendable {
-    // @unchecked: `requests` is only touched inside `log`'s lock; the handler is immutable.
-    typealias Handler = @Sendable (HTTPRequest) async throws -> Step
-
-    private let log = Locked([HTTPRequest]())
-    private let handler: Handler
-
-    init(_ handler: @escaping Handler) { self.handler = handler }
-
-    var requests: [HTTPRequest] { log.withLock { $0 } }
-
-    func requests(_ method: String, _ path: String) -> [HTTPRequest] {
-        requests.filter { $0.method == method && $0.url.path == path }
-    }
-
-    func send(_ request: HTTPRequest) async throws -> APIResponse {
-        log.withLock { $0.append(request) }
-        switch try await handler(request) {
-        case .respond(let response): return response
-        case .fail(let error): throw error
-        case .hang: throw URLError(.timedOut)
-        }
-    }
-}
-
 /// Builds the pieces of a wired client: the public options with a virtual clock, a state document in memory,
 /// and the real identity behind the pipeline (only the attempt timer and jitter are pinned).
 struct WiredClient {

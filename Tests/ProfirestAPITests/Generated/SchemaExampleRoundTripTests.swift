@@ -5,9 +5,7 @@ import XCTest
 /// Every schema example of the contract decodes into its generated model and encodes back to the same JSON:
 /// the generated shapes agree with the contract member for member.
 final class SchemaExampleRoundTripTests: XCTestCase {
-    private static let contractURL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("contract/profirest-v2.openapi.json")
+    private static let contractURL = packageRoot.appendingPathComponent("contract/profirest-v2.openapi.json")
 
     func testEveryExampleRoundTrips() throws {
         let contract = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: Self.contractURL))
