@@ -7,11 +7,13 @@ from pathlib import Path
 
 from aiohttp import web
 
-from . import contract, faults, oauth, reqlog
+from . import contract, faults, oauth, reqlog, seed
 from .attendance import presence_list
-from .core import DEFAULT_CONFIG, Sandbox, Stats, new_id
+from .clients import CLIENTS, client_name
 from .db import iso, now
 from .errors import json_response
+from .state import DEFAULT_CONFIG, Sandbox, new_id
+from .stats import Stats
 
 STATIC = Path(__file__).resolve().parent / "static"
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
@@ -91,7 +93,7 @@ async def mint_token(request):
     sb = sb_of(request)
     body = await _json(request)
     cid = body.get("client_id", "profirest-pos")
-    client = oauth.CLIENTS.get(cid)
+    client = CLIENTS.get(cid)
     if not client:
         return _err(404, f"unknown client {cid}")
     scopes = body.get("scopes") or contract.all_scopes()
@@ -207,7 +209,7 @@ async def config(request):
 
 async def reset(request):
     sb = sb_of(request)
-    sb.reset()
+    seed.reset(sb)
     sb.faults.clear()
     sb.auto_consent = None
     sb.stream_down = False
@@ -283,7 +285,7 @@ async def connections(request):
                      "restaurant_ids": [d["restaurant_id"]], "active": bool(d.get("active")),
                      "paired_at": d.get("paired_at"), "last_seen_at": d.get("last_seen_at")})
     for g in sb.store.list("grant"):
-        rows.append({"id": g["id"], "kind": "partner", "client_id": g["client_id"], "name": oauth.client_name(g["client_id"]),
+        rows.append({"id": g["id"], "kind": "partner", "client_id": g["client_id"], "name": client_name(g["client_id"]),
                      "restaurant_ids": list(g["restaurant_ids"]), "active": bool(g.get("active")),
                      "paired_at": None, "last_seen_at": None})
     if request.query.get("all") != "1":

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import offline, seed
-from .core import STAFF_SCOPES, Ctx, Sandbox, comma_list, employee_ref, new_id, operation, page, schema_enum
+from . import menu, offline
+from .auth import STAFF_SCOPES, employee_ref
 from .db import iso, now
 from .errors import ApiError, json_response
+from .operation import Ctx, operation
+from .paging import comma_list, page, schema_enum
+from .state import Sandbox, new_id
 
 ORDER_FLOW = {"accepted": ["preparing"], "preparing": ["ready"], "ready": ["out_for_delivery", "completed"],
               "out_for_delivery": ["completed"]}
@@ -16,12 +19,12 @@ DELIVERY_FLOW = {"waiting": ["picked_up"], "picked_up": ["delivered", "failed"]}
 
 # -- catalog ------------------------------------------------------------------------------------------
 def channel_price(base: int, channel: str) -> int:
-    m = seed.CHANNEL_MARKUP.get(channel, 1.0)
+    m = menu.CHANNEL_MARKUP.get(channel, 1.0)
     return int(round(base * m / 100.0)) * 100
 
 
 def products_of(sb: Sandbox, rid: str) -> dict[str, dict]:
-    cat = seed.catalog_for(rid)
+    cat = menu.catalog_for(rid)
     out = {}
     sold_out = sb.store.meta("sold_out:" + rid, None)
     for (pid, name, en, cid, price, vat, available, groups, allergens, channels, station) in cat["products"]:
@@ -35,7 +38,7 @@ def products_of(sb: Sandbox, rid: str) -> dict[str, dict]:
 
 def modifiers_of(rid: str) -> dict[str, tuple[dict, dict]]:
     out = {}
-    for g in seed.catalog_for(rid)["groups"]:
+    for g in menu.catalog_for(rid)["groups"]:
         for (mid, name, price) in g["modifiers"]:
             out[mid] = ({"id": mid, "name": name, "price": price}, g)
     return out
@@ -43,7 +46,7 @@ def modifiers_of(rid: str) -> dict[str, tuple[dict, dict]]:
 
 def catalog_json(sb: Sandbox, restaurant: dict, channel: str) -> dict:
     rid, cur = restaurant["id"], restaurant["currency"]
-    cat = seed.catalog_for(rid)
+    cat = menu.catalog_for(rid)
     products = []
     for p in products_of(sb, rid).values():
         if channel not in p["channels"]:
@@ -96,7 +99,7 @@ def price_items(sb: Sandbox, restaurant: dict, channel: str, items: list[dict], 
             chosen[m[1]["id"]] = chosen.get(m[1]["id"], 0) + 1
             unit += channel_price(m[0]["price"], channel)
         for gid in p["groups"]:
-            g = next(g for g in seed.catalog_for(rid)["groups"] if g["id"] == gid)
+            g = next(g for g in menu.catalog_for(rid)["groups"] if g["id"] == gid)
             n = chosen.get(gid, 0)
             if n < g["min"] or n > g["max"]:
                 invalid.append({"pointer": f"{pointer}/{i}/modifier_ids", "code": "too_small" if n < g["min"] else "too_large",
@@ -123,7 +126,7 @@ async def create_quote(ctx: Ctx) -> web.Response:
     items = price_items(sb, ctx.restaurant, b["channel"], b["items"])
     cur = ctx.restaurant["currency"]
     subtotal = sum(i["total"]["amount"] for i in items)
-    fee = seed.DELIVERY_FEE if b["fulfillment"]["type"] == "delivery" else 0
+    fee = menu.DELIVERY_FEE if b["fulfillment"]["type"] == "delivery" else 0
     q = {"id": new_id("quo_", 6), "restaurant_id": ctx.rid, "channel": b["channel"], "items": items,
          "fulfillment": b["fulfillment"], "subtotal": {"amount": subtotal, "currency": cur},
          "delivery_fee": {"amount": fee, "currency": cur}, "total": {"amount": subtotal + fee, "currency": cur},
@@ -378,22 +381,6 @@ async def change_delivery(ctx: Ctx) -> web.Response:
     ctx.sb.store.put("delivery", d["id"], d, ctx.rid)
     ctx.sb.emit("delivery.updated", ctx.rid, {"delivery_id": d["id"], "order_id": d["order_id"], "status": new})
     return json_response(d)
-
-
-def seed_orders(sb: Sandbox) -> None:
-    """Two demo orders of restaurant 11 so kitchen displays and courier phones show something at once."""
-    r = sb.restaurant("11")
-    for channel, fulfillment, items in (
-            ("eshop", {"type": "delivery", "address": "Údolní 5, 602 00 Brno", "phone": "+420601234567"},
-             [{"product_id": "prod_svickova", "quantity": 2, "modifier_ids": ["mod_knedlik"]},
-              {"product_id": "prod_kofola", "quantity": 2}]),
-            ("kiosk", {"type": "pickup"}, [{"product_id": "prod_gulasovka", "quantity": 1},
-                                          {"product_id": "prod_limonada", "quantity": 1, "modifier_ids": ["mod_malina"]}])):
-        lines = price_items(sb, r, channel, items)
-        total = sum(i["total"]["amount"] for i in lines) + (seed.DELIVERY_FEE if fulfillment["type"] == "delivery" else 0)
-        q = {"id": new_id("quo_", 6), "restaurant_id": "11", "channel": channel, "items": lines,
-             "fulfillment": fulfillment, "total": {"amount": total, "currency": "CZK"}, "used_by_order_id": None}
-        make_order(sb, r, q, {"customer": {"name": "Jana Nováková", "phone": "+420601234567"}} if channel == "eshop" else {})
 
 
 def routes(app: web.Application) -> None:

@@ -10,9 +10,11 @@ import re
 
 from aiohttp import web
 
-from .core import Ctx, Sandbox, _limit, comma_list, operation, schema_enum
 from .db import iso
 from .errors import ApiError, json_response, problem
+from .operation import Ctx, operation
+from .paging import comma_list, page_limit, schema_enum
+from .state import Sandbox
 
 log = logging.getLogger("sandbox.events")
 CURSOR_RE = re.compile(r"^ev_c_([0-9]+)_([0-9]+)$")
@@ -75,7 +77,7 @@ def _visible(ev: dict, types, reach) -> bool:
 async def list_events(ctx: Ctx) -> web.Response:
     sb = ctx.sb
     types, reach = _filters(ctx)
-    limit = _limit(ctx.request)
+    limit = page_limit(ctx.request)
     end = sb.store.last_event_seq()
     raw = ctx.request.query.get("cursor")
     if raw is None:

@@ -12,10 +12,12 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 from aiohttp import web
 
 from . import contract
-from .core import Conn, Sandbox, authenticate, new_id, read_body, token_hash
+from .auth import Conn, authenticate
+from .bodies import read_body
+from .clients import CLIENTS, client_name
 from .db import iso, now
 from .errors import ApiError, OAuthError, json_response
-from .seed import CLIENTS
+from .state import Sandbox, new_id, token_hash
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"
@@ -476,11 +478,6 @@ async def authorize(request: web.Request) -> web.Response:
     areq_id = new_id("areq_", 16)
     sb.store.put("authorization_request", areq_id, {**areq, "created": now()})
     return _consent_page(sb, areq_id, areq)
-
-
-def client_name(cid: str) -> str:
-    """What the owner reads: the client's display name, its id when it has none."""
-    return (CLIENTS.get(cid) or {}).get("name") or cid
 
 
 def _consent_page(sb: Sandbox, areq_id: str, areq: dict, message: str | None = None) -> web.Response:

@@ -6,9 +6,12 @@ import secrets
 from aiohttp import web
 
 from . import oauth
-from .core import STAFF_SCOPES, Ctx, Sandbox, employee_ref, operation, page, token_hash
+from .auth import STAFF_SCOPES, authenticate, employee_ref, staff_from_token
 from .db import iso, now
 from .errors import ApiError, json_response
+from .operation import Ctx, operation
+from .paging import page
+from .state import Sandbox, token_hash
 
 
 def summary(r: dict) -> dict:
@@ -126,7 +129,6 @@ async def create_staff_session(ctx: Ctx) -> web.Response:
 
 
 async def current_session(request: web.Request) -> web.Response:
-    from .core import authenticate, staff_from_token
     sb: Sandbox = request.app["sb"]
     conn = authenticate(sb, request)
     if "staff:authenticate" not in conn.scopes:

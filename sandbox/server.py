@@ -14,8 +14,9 @@ from aiohttp import web
 
 from . import admin, attendance, backups, commerce, customers, events, faults, oauth, restaurants, validation
 from . import reqlog
-from .core import Sandbox, read_body, token_hash
+from .bodies import read_body
 from .errors import ApiError, OAuthError, problem
+from .state import Sandbox, token_hash
 
 log = logging.getLogger("sandbox")
 access = logging.getLogger("sandbox.access")
