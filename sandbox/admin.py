@@ -7,7 +7,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from . import contract, faults, oauth, reqlog, seed
+from . import connection, contract, faults, oauth, pairing, reqlog, seed
 from .attendance import presence_list
 from .clients import CLIENTS, client_name
 from .db import iso, now
@@ -47,7 +47,7 @@ def sb_of(request: web.Request) -> Sandbox:
 
 
 async def pairings(request):
-    return json_response({"data": oauth.pending_pairings(sb_of(request))})
+    return json_response({"data": pairing.pending_pairings(sb_of(request))})
 
 
 async def decide(request):
@@ -55,7 +55,7 @@ async def decide(request):
     body = await _json(request)
     approve = request.match_info["decision"] == "approve"
     try:
-        out = oauth.decide_pairing(sb, request.match_info["user_code"], approve, str(body.get("restaurant_id") or "11"))
+        out = pairing.decide_pairing(sb, request.match_info["user_code"], approve, str(body.get("restaurant_id") or "11"))
     except KeyError as e:
         return _err(404, e.args[0])
     except ValueError as e:
@@ -64,7 +64,7 @@ async def decide(request):
 
 
 def _device_row(d: dict) -> dict:
-    return {**oauth.device_info(d), "restaurant_id": d["restaurant_id"], "scopes": d.get("scopes", []),
+    return {**connection.device_info(d), "restaurant_id": d["restaurant_id"], "scopes": d.get("scopes", []),
             "active": d.get("active", False)}
 
 
@@ -77,14 +77,14 @@ async def devices(request):
 
 
 async def unpair(request):
-    if not oauth.unpair(sb_of(request), request.match_info["device_id"]):
+    if not connection.unpair(sb_of(request), request.match_info["device_id"]):
         return _err(404, "no such paired device")
     return json_response({"unpaired": request.match_info["device_id"]})
 
 
 async def expire_tokens(request):
     body = await _json(request)
-    n = oauth.expire_access_tokens(sb_of(request), body.get("device_id"), body.get("client_id"))
+    n = connection.expire_access_tokens(sb_of(request), body.get("device_id"), body.get("client_id"))
     return json_response({"expired": n})
 
 
@@ -310,7 +310,7 @@ async def revoke_connection(request):
     sb = sb_of(request)
     cid = request.match_info["conn_id"]
     if sb.store.get("device", cid):
-        if not oauth.unpair(sb, cid):
+        if not connection.unpair(sb, cid):
             return _err(404, "no such paired device")
         return json_response({"revoked": cid, "kind": "device"})
     grant = sb.store.get("grant", cid)

@@ -5,7 +5,7 @@ import secrets
 
 from aiohttp import web
 
-from . import oauth
+from . import connection
 from .auth import STAFF_SCOPES, authenticate, employee_ref, staff_from_token
 from .db import iso, now
 from .errors import ApiError, json_response
@@ -39,7 +39,7 @@ async def get_restaurant(ctx: Ctx) -> web.Response:
 
 @operation("listDevices")
 async def list_devices(ctx: Ctx) -> web.Response:
-    devs = [oauth.device_info(d) for d in ctx.sb.store.list("device", ctx.rid) if d.get("active")]
+    devs = [connection.device_info(d) for d in ctx.sb.store.list("device", ctx.rid) if d.get("active")]
     return page(ctx.request, devs, "devices:" + ctx.rid)
 
 
@@ -48,7 +48,7 @@ async def unpair_device(ctx: Ctx) -> web.Response:
     dev = ctx.sb.store.get("device", ctx.request.match_info["device_id"])
     if not dev or not dev.get("active") or dev["restaurant_id"] != ctx.rid:
         raise ApiError("not_found", "No such paired device.")
-    oauth.unpair(ctx.sb, dev["id"])
+    connection.unpair(ctx.sb, dev["id"])
     return web.Response(status=204)
 
 
