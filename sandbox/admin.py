@@ -361,7 +361,7 @@ MAX_SYNTHETIC_EVENTS = 10_000
 
 def _catalog_updated(sb: Sandbox, rid: str) -> dict:
     """The data of catalog.updated as /_sandbox/catalog/…/sold_out emits it: the products sold out now."""
-    from .commerce import products_of
+    from .catalog import products_of
     return {"sold_out": [pid for pid, p in products_of(sb, rid).items() if not p["available"]]}
 
 

@@ -127,6 +127,14 @@ def empty_query_check(request: web.Request, operation_id: str) -> None:
                            errors=[{"pointer": f"?{name}", "code": "too_short", "message": f"{name} must not be empty"}])
 
 
+def owned(ctx: Ctx, kind: str, param: str) -> dict:
+    """The object of this kind named by the path parameter, if it belongs to the path's restaurant; 404 otherwise."""
+    obj = ctx.sb.store.get(kind, ctx.request.match_info[param])
+    if not obj or obj["restaurant_id"] != ctx.rid:
+        raise ApiError("not_found", f"No such {kind}.")
+    return obj
+
+
 async def _run(fn, ctx: Ctx) -> web.Response:
     try:
         return await fn(ctx)

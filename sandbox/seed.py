@@ -3,9 +3,11 @@ orders; restaurant 12 for scope tests — and the places that write it: open_san
 keeps what it had) and reset (back to the seed data). The menus and OAuth clients are menu.py and clients.py."""
 from __future__ import annotations
 
-from . import commerce, offline
+from . import offline
+from .catalog import price_items
 from .db import iso
 from .menu import DELIVERY_FEE
+from .orders import make_order
 from .state import Sandbox, new_id
 
 JANA_SALT = offline.b64url(b"profirest-jana-1")  # 16 bytes, fixed so client tests can derive the same key
@@ -86,12 +88,12 @@ def seed_orders(sb: Sandbox) -> None:
               {"product_id": "prod_kofola", "quantity": 2}]),
             ("kiosk", {"type": "pickup"}, [{"product_id": "prod_gulasovka", "quantity": 1},
                                           {"product_id": "prod_limonada", "quantity": 1, "modifier_ids": ["mod_malina"]}])):
-        lines = commerce.price_items(sb, r, channel, items)
+        lines = price_items(sb, r, channel, items)
         total = sum(i["total"]["amount"] for i in lines) + (DELIVERY_FEE if fulfillment["type"] == "delivery" else 0)
         q = {"id": new_id("quo_", 6), "restaurant_id": "11", "channel": channel, "items": lines,
              "fulfillment": fulfillment, "total": {"amount": total, "currency": "CZK"}, "used_by_order_id": None}
         extra = {"customer": {"name": "Jana Nováková", "phone": "+420601234567"}} if channel == "eshop" else {}
-        commerce.make_order(sb, r, q, extra)
+        make_order(sb, r, q, extra)
 
 
 def demo_text(api: str, admin: str) -> str:

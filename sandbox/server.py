@@ -12,8 +12,8 @@ import traceback
 
 from aiohttp import web
 
-from . import (admin, attendance, backups, commerce, connection, consent, customers, events, faults, oauth, pairing, reqlog,
-               restaurants, tokens, validation)
+from . import (admin, attendance, backups, catalog, connection, consent, customers, events, faults, oauth, orders, pairing,
+               reqlog, restaurants, tabs, tokens, validation)
 from .bodies import read_body
 from .errors import ApiError, OAuthError, problem
 from .state import Sandbox, token_hash
@@ -143,8 +143,8 @@ def make_app(sb: Sandbox) -> web.Application:
                           client_max_size=sb.config["backup_body_limit"] + 1024 * 1024)
     app["sb"] = sb
     app.on_response_prepare.append(_request_id_header)
-    for module in (oauth, pairing, consent, tokens, connection, restaurants, attendance, commerce, customers, backups, events,
-                   admin):
+    for module in (oauth, pairing, consent, tokens, connection, restaurants, attendance, catalog, orders, tabs, customers,
+                   backups, events, admin):
         module.routes(app)
     app.on_shutdown.append(events.close_streams)
     return app
