@@ -52,6 +52,7 @@ def _log_to_stderr(level: int) -> None:
 
 
 def _serve(args) -> int:
+    # Only serving needs the server's imports (aiohttp, openapi-core): the admin commands below start without them.
     from . import seed
     from .server import serve
 

@@ -1,16 +1,19 @@
 """The event feed: GET /v2/events pages by cursor, GET /v2/events/stream as Server-Sent Events
 (id = cursor, Last-Event-ID resume, heartbeat comments), expired cursors 410, the stream service up/down/cut.
-Events come from the handlers' writes (Sandbox.emit) and, in bulk for soak tests, from POST /_sandbox/events (admin.py)."""
+Events come from the handlers' writes (Sandbox.emit) and, in bulk for soak tests, from POST /_sandbox/events
+(admin_control.py)."""
 from __future__ import annotations
 
 import asyncio
+import calendar
 import json
 import logging
 import re
+import time
 
 from aiohttp import web
 
-from .db import iso
+from .db import iso, now
 from .errors import ApiError, json_response, problem
 from .operation import Ctx, operation
 from .paging import comma_list, page_limit, schema_enum
@@ -49,10 +52,6 @@ def parse_cursor(sb: Sandbox, text: str) -> int:
 
 
 def _age(occurred_at: str) -> float:
-    import calendar
-    import time
-
-    from .db import now
     return now() - calendar.timegm(time.strptime(occurred_at, "%Y-%m-%dT%H:%M:%SZ"))
 
 

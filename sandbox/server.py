@@ -3,10 +3,11 @@ validation, problem errors) and running on a port with the first stdout line as 
 from __future__ import annotations
 
 import asyncio
-import os
 import json
 import logging
+import os
 import secrets
+import signal
 import sys
 import traceback
 
@@ -191,8 +192,6 @@ class Runner:
 
 
 async def serve(sb: Sandbox, host: str, port: int, quiet: bool, banner, exit_on_stdin_eof: bool = False) -> None:
-    import signal
-
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     # A parent may have started us with SIGTERM/SIGINT blocked or ignored: take them back, so terminate() works.
@@ -204,7 +203,7 @@ async def serve(sb: Sandbox, host: str, port: int, quiet: bool, banner, exit_on_
     runner = Runner(sb, host, port)
     await runner.start()
     api = sb.base_url
-    ready = {"sandbox": "ready", "api": api, "admin": api + "/admin", "pid": __import__("os").getpid()}
+    ready = {"sandbox": "ready", "api": api, "admin": api + "/admin", "pid": os.getpid()}
     sys.stdout.write(json.dumps(ready) + "\n")
     sys.stdout.flush()
     if not quiet:
