@@ -52,8 +52,8 @@ def _log_to_stderr(level: int) -> None:
 
 
 def _serve(args) -> int:
+    # Only serving needs the server's imports (aiohttp, openapi-core): the admin commands below start without them.
     from . import seed
-    from .core import Sandbox
     from .server import serve
 
     _log_to_stderr(logging.WARNING if args.quiet else logging.INFO)
@@ -66,7 +66,7 @@ def _serve(args) -> int:
               "heartbeat": args.heartbeat}
 
     async def main():
-        sb = Sandbox(args.db, config, validate=args.validate)
+        sb = seed.open_sandbox(args.db, config, validate=args.validate)
         await serve(sb, args.host, args.port, args.quiet, seed.demo_text, exit_on_stdin_eof=args.exit_on_stdin_eof)
 
     try:

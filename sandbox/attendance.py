@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from .core import Ctx, Sandbox, employee_ref, operation, page
+from .auth import employee_ref
 from .db import iso
 from .errors import ApiError, json_response, problem_body
+from .operation import Ctx, operation
+from .paging import page
 from .restaurants import resolve_employee
+from .state import Sandbox
 
 # (state before) -> allowed punch -> state after
 TRANSITIONS = {

@@ -5,9 +5,11 @@ import hashlib
 
 from aiohttp import web
 
-from .core import Ctx, new_id, operation, page
 from .db import iso
 from .errors import ApiError, json_response
+from .operation import Ctx, operation
+from .paging import page
+from .state import new_id
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
 

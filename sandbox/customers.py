@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from .core import Ctx, new_id, operation, page
 from .db import iso
 from .errors import ApiError, json_response
+from .operation import Ctx, operation
+from .paging import page
+from .state import new_id
 
 HOME_RESTAURANT = "11"  # customer events belong to the demo owner's first restaurant
 

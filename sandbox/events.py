@@ -1,18 +1,23 @@
 """The event feed: GET /v2/events pages by cursor, GET /v2/events/stream as Server-Sent Events
 (id = cursor, Last-Event-ID resume, heartbeat comments), expired cursors 410, the stream service up/down/cut.
-Events come from the handlers' writes (Sandbox.emit) and, in bulk for soak tests, from POST /_sandbox/events (admin.py)."""
+Events come from the handlers' writes (Sandbox.emit) and, in bulk for soak tests, from POST /_sandbox/events
+(admin_control.py)."""
 from __future__ import annotations
 
 import asyncio
+import calendar
 import json
 import logging
 import re
+import time
 
 from aiohttp import web
 
-from .core import Ctx, Sandbox, _limit, comma_list, operation, schema_enum
-from .db import iso
+from .db import iso, now
 from .errors import ApiError, json_response, problem
+from .operation import Ctx, operation
+from .paging import comma_list, page_limit, schema_enum
+from .state import Sandbox
 
 log = logging.getLogger("sandbox.events")
 CURSOR_RE = re.compile(r"^ev_c_([0-9]+)_([0-9]+)$")
@@ -47,10 +52,6 @@ def parse_cursor(sb: Sandbox, text: str) -> int:
 
 
 def _age(occurred_at: str) -> float:
-    import calendar
-    import time
-
-    from .db import now
     return now() - calendar.timegm(time.strptime(occurred_at, "%Y-%m-%dT%H:%M:%SZ"))
 
 
@@ -75,7 +76,7 @@ def _visible(ev: dict, types, reach) -> bool:
 async def list_events(ctx: Ctx) -> web.Response:
     sb = ctx.sb
     types, reach = _filters(ctx)
-    limit = _limit(ctx.request)
+    limit = page_limit(ctx.request)
     end = sb.store.last_event_seq()
     raw = ctx.request.query.get("cursor")
     if raw is None:

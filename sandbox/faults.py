@@ -9,8 +9,8 @@ from typing import Any
 
 from aiohttp import web
 
-from .core import Sandbox, new_id
 from .errors import code_for_status, problem
+from .state import Sandbox, new_id
 
 log = logging.getLogger("sandbox.faults")
 

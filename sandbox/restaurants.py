@@ -5,10 +5,13 @@ import secrets
 
 from aiohttp import web
 
-from . import oauth
-from .core import STAFF_SCOPES, Ctx, Sandbox, employee_ref, operation, page, token_hash
+from . import connection
+from .auth import STAFF_SCOPES, authenticate, employee_ref, staff_from_token
 from .db import iso, now
 from .errors import ApiError, json_response
+from .operation import Ctx, operation
+from .paging import page
+from .state import Sandbox, token_hash
 
 
 def summary(r: dict) -> dict:
@@ -36,7 +39,7 @@ async def get_restaurant(ctx: Ctx) -> web.Response:
 
 @operation("listDevices")
 async def list_devices(ctx: Ctx) -> web.Response:
-    devs = [oauth.device_info(d) for d in ctx.sb.store.list("device", ctx.rid) if d.get("active")]
+    devs = [connection.device_info(d) for d in ctx.sb.store.list("device", ctx.rid) if d.get("active")]
     return page(ctx.request, devs, "devices:" + ctx.rid)
 
 
@@ -45,7 +48,7 @@ async def unpair_device(ctx: Ctx) -> web.Response:
     dev = ctx.sb.store.get("device", ctx.request.match_info["device_id"])
     if not dev or not dev.get("active") or dev["restaurant_id"] != ctx.rid:
         raise ApiError("not_found", "No such paired device.")
-    oauth.unpair(ctx.sb, dev["id"])
+    connection.unpair(ctx.sb, dev["id"])
     return web.Response(status=204)
 
 
@@ -126,7 +129,6 @@ async def create_staff_session(ctx: Ctx) -> web.Response:
 
 
 async def current_session(request: web.Request) -> web.Response:
-    from .core import authenticate, staff_from_token
     sb: Sandbox = request.app["sb"]
     conn = authenticate(sb, request)
     if "staff:authenticate" not in conn.scopes:

@@ -1,24 +1,14 @@
-"""The demo data: restaurant 11 "Bistro U Lípy" (Brno) with a Czech menu and staff, restaurant 12 for scope tests."""
+"""The demo data a sandbox starts with — restaurant 11 "Bistro U Lípy" (Brno) with its staff, a customer and two
+orders; restaurant 12 for scope tests — and the places that write it: open_sandbox (seeded on first use, a state file
+keeps what it had) and reset (back to the seed data). The menus and OAuth clients are menu.py and clients.py."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import offline
+from .catalog import price_items
 from .db import iso
-
-if TYPE_CHECKING:
-    from .core import Sandbox
-
-# OAuth clients. Device clients are public; partner redirect URIs: mojeaplikace://… or http loopback with any port.
-# A partner's name is what the consent page shows (its id when it has none).
-CLIENTS = {
-    "profirest-pos": {"kind": "device", "public": True},
-    "profirest-kds": {"kind": "device", "public": True},
-    "profirest-dochazka": {"kind": "device", "public": True},
-    "profirest-kuryr": {"kind": "device", "public": True},
-    "moje-aplikace": {"kind": "partner", "public": True, "name": "Moje aplikace"},
-    "sandbox-eshop": {"kind": "partner", "public": False, "secret": "sandbox-secret", "name": "Sandbox e-shop"},
-}
+from .menu import DELIVERY_FEE
+from .orders import make_order
+from .state import Sandbox, new_id
 
 JANA_SALT = offline.b64url(b"profirest-jana-1")  # 16 bytes, fixed so client tests can derive the same key
 JANA_ITERATIONS = 20000
@@ -50,61 +40,23 @@ EMPLOYEES = [
      "pin": "5555", "card": None},
 ]
 
-CATEGORIES = [
-    ("cat_polevky", "Polévky", 1, None), ("cat_hlavni", "Hlavní jídla", 2, None),
-    ("cat_dezerty", "Dezerty", 3, None), ("cat_napoje", "Nápoje", 4, None), ("cat_pivo", "Pivo", 5, "cat_napoje"),
-]
 
-MODIFIER_GROUPS = [
-    {"id": "grp_priloha", "name": "Příloha", "min": 0, "max": 1, "modifiers": [
-        ("mod_knedlik", "Houskový knedlík", 0), ("mod_hranolky", "Hranolky", 2000),
-        ("mod_brambory", "Vařené brambory", 0), ("mod_kase", "Bramborová kaše", 1000)]},
-    {"id": "grp_extra", "name": "Navíc", "min": 0, "max": 3, "modifiers": [
-        ("mod_slanina", "Slanina", 2500), ("mod_cibule", "Cibulka", 1000), ("mod_vejce", "Volské oko", 1500)]},
-    {"id": "grp_prichut", "name": "Příchuť", "min": 1, "max": 1, "modifiers": [
-        ("mod_citron", "Citron", 0), ("mod_malina", "Malina", 0), ("mod_okurka", "Okurka s mátou", 0)]},
-]
-
-ALL_CHANNELS = ["pos", "kiosk", "eshop", "delivery", "waiter"]
-# (id, name, english name, category, price in haléře, vat, available, modifier groups, allergens, channels, station)
-PRODUCTS = [
-    ("prod_gulasovka", "Gulášová polévka", "Goulash soup", "cat_polevky", 8900, 12, True, [], [1], ALL_CHANNELS, "kuchyně"),
-    ("prod_cesnecka", "Česnečka se sýrem a krutony", "Garlic soup", "cat_polevky", 7900, 12, True, [], [1, 7],
-     ALL_CHANNELS, "kuchyně"),
-    ("prod_svickova", "Svíčková na smetaně", "Beef sirloin in cream sauce", "cat_hlavni", 24900, 12, True,
-     ["grp_priloha", "grp_extra"], [1, 3, 7, 9, 10], ALL_CHANNELS, "kuchyně"),
-    ("prod_gulas", "Hovězí guláš", "Beef goulash", "cat_hlavni", 21900, 12, True, ["grp_priloha", "grp_extra"], [1],
-     ALL_CHANNELS, "kuchyně"),
-    ("prod_rizek", "Vepřový řízek", "Pork schnitzel", "cat_hlavni", 22900, 12, True, ["grp_priloha", "grp_extra"],
-     [1, 3, 7], ALL_CHANNELS, "kuchyně"),
-    ("prod_smazak", "Smažený sýr", "Fried cheese", "cat_hlavni", 19900, 12, False, ["grp_priloha"], [1, 3, 7],
-     ALL_CHANNELS, "kuchyně"),
-    ("prod_palacinky", "Palačinky s meruňkovou marmeládou", "Pancakes with apricot jam", "cat_dezerty", 11900, 12, True,
-     [], [1, 3, 7], ALL_CHANNELS, "kuchyně"),
-    ("prod_pivo", "Plzeňský Prazdroj 0,5 l", "Pilsner Urquell 0.5 l", "cat_pivo", 6900, 21, True, [], [1],
-     ["pos", "kiosk", "waiter"], "bar"),
-    ("prod_kofola", "Kofola 0,5 l", "Kofola 0.5 l", "cat_napoje", 4900, 12, True, [], [], ALL_CHANNELS, "bar"),
-    ("prod_limonada", "Domácí limonáda 0,4 l", "Homemade lemonade 0.4 l", "cat_napoje", 5900, 12, True,
-     ["grp_prichut"], [], ALL_CHANNELS, "bar"),
-]
-# e-shop and delivery prices are 10 % higher (rounded to whole crowns)
-CHANNEL_MARKUP = {"eshop": 1.10, "delivery": 1.10}
-DELIVERY_FEE = 4900
-
-PRODUCTS_12 = [
-    ("prod_margherita", "Pizza Margherita", "Pizza Margherita", "cat_hlavni", 17900, 12, True, [], [1, 7], ALL_CHANNELS,
-     "pec"),
-    ("prod_kofola", "Kofola 0,5 l", "Kofola 0.5 l", "cat_napoje", 4500, 12, True, [], [], ALL_CHANNELS, "bar"),
-]
+def open_sandbox(db_path: str = ":memory:", config: dict | None = None, validate: bool = False) -> Sandbox:
+    """A sandbox on this state file (":memory:" for none), seeded unless the file was seeded before."""
+    sb = Sandbox(db_path, config, validate)
+    if not sb.store.meta("seeded"):
+        seed(sb)
+    return sb
 
 
-def catalog_for(restaurant_id: str) -> dict:
-    products = PRODUCTS if restaurant_id == "11" else PRODUCTS_12
-    return {"categories": [c for c in CATEGORIES if restaurant_id == "11" or c[0] in ("cat_hlavni", "cat_napoje")],
-            "products": products, "groups": MODIFIER_GROUPS if restaurant_id == "11" else []}
+def reset(sb: Sandbox) -> None:
+    """Back to the seed data: everything forgotten, cursors issued so far expire."""
+    sb.wipe()
+    seed(sb)
 
 
-def seed(sb: "Sandbox") -> None:
+def seed(sb: Sandbox) -> None:
+    """Writes the demo data into an empty sandbox."""
     st = sb.store
     for r in RESTAURANTS:
         st.put("restaurant", r["id"], r, r["id"])
@@ -124,8 +76,24 @@ def seed(sb: "Sandbox") -> None:
     st.set_meta("catalog_updated_at", iso())
     st.set_meta("cursor_epoch", st.meta("cursor_epoch", 1))
     st.set_meta("seeded", True)
-    from . import commerce
-    commerce.seed_orders(sb)
+    seed_orders(sb)
+
+
+def seed_orders(sb: Sandbox) -> None:
+    """Two demo orders of restaurant 11 so kitchen displays and courier phones show something at once."""
+    r = sb.restaurant("11")
+    for channel, fulfillment, items in (
+            ("eshop", {"type": "delivery", "address": "Údolní 5, 602 00 Brno", "phone": "+420601234567"},
+             [{"product_id": "prod_svickova", "quantity": 2, "modifier_ids": ["mod_knedlik"]},
+              {"product_id": "prod_kofola", "quantity": 2}]),
+            ("kiosk", {"type": "pickup"}, [{"product_id": "prod_gulasovka", "quantity": 1},
+                                          {"product_id": "prod_limonada", "quantity": 1, "modifier_ids": ["mod_malina"]}])):
+        lines = price_items(sb, r, channel, items)
+        total = sum(i["total"]["amount"] for i in lines) + (DELIVERY_FEE if fulfillment["type"] == "delivery" else 0)
+        q = {"id": new_id("quo_", 6), "restaurant_id": "11", "channel": channel, "items": lines,
+             "fulfillment": fulfillment, "total": {"amount": total, "currency": "CZK"}, "used_by_order_id": None}
+        extra = {"customer": {"name": "Jana Nováková", "phone": "+420601234567"}} if channel == "eshop" else {}
+        make_order(sb, r, q, extra)
 
 
 def demo_text(api: str, admin: str) -> str:

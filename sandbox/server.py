@@ -3,19 +3,21 @@ validation, problem errors) and running on a port with the first stdout line as 
 from __future__ import annotations
 
 import asyncio
-import os
 import json
 import logging
+import os
 import secrets
+import signal
 import sys
 import traceback
 
 from aiohttp import web
 
-from . import admin, attendance, backups, commerce, customers, events, faults, oauth, restaurants, validation
-from . import reqlog
-from .core import Sandbox, read_body, token_hash
+from . import (admin, attendance, backups, catalog, connection, consent, customers, events, faults, oauth, orders, pairing,
+               reqlog, restaurants, tabs, tokens, validation)
+from .bodies import read_body
 from .errors import ApiError, OAuthError, problem
+from .state import Sandbox, token_hash
 
 log = logging.getLogger("sandbox")
 access = logging.getLogger("sandbox.access")
@@ -142,7 +144,8 @@ def make_app(sb: Sandbox) -> web.Application:
                           client_max_size=sb.config["backup_body_limit"] + 1024 * 1024)
     app["sb"] = sb
     app.on_response_prepare.append(_request_id_header)
-    for module in (oauth, restaurants, attendance, commerce, customers, backups, events, admin):
+    for module in (oauth, pairing, consent, tokens, connection, restaurants, attendance, catalog, orders, tabs, customers,
+                   backups, events, admin):
         module.routes(app)
     app.on_shutdown.append(events.close_streams)
     return app
@@ -189,8 +192,6 @@ class Runner:
 
 
 async def serve(sb: Sandbox, host: str, port: int, quiet: bool, banner, exit_on_stdin_eof: bool = False) -> None:
-    import signal
-
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     # A parent may have started us with SIGTERM/SIGINT blocked or ignored: take them back, so terminate() works.
@@ -202,7 +203,7 @@ async def serve(sb: Sandbox, host: str, port: int, quiet: bool, banner, exit_on_
     runner = Runner(sb, host, port)
     await runner.start()
     api = sb.base_url
-    ready = {"sandbox": "ready", "api": api, "admin": api + "/admin", "pid": __import__("os").getpid()}
+    ready = {"sandbox": "ready", "api": api, "admin": api + "/admin", "pid": os.getpid()}
     sys.stdout.write(json.dumps(ready) + "\n")
     sys.stdout.flush()
     if not quiet:

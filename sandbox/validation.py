@@ -5,14 +5,16 @@ drift shows up in the client's integration tests instead of hiding. A 2xx answer
 invalid is such a bug too."""
 from __future__ import annotations
 
+import json
 import logging
 import warnings
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import web
 from multidict import CIMultiDict, MultiDict
 
-from openapi_core import OpenAPI
+from openapi_core import Config, OpenAPI
 from openapi_core.datatypes import RequestParameters
 from openapi_core.templating.paths.exceptions import OperationNotFound, PathNotFound, ServerNotFound
 from openapi_core.validation.request.exceptions import SecurityValidationError
@@ -27,23 +29,18 @@ SERVER = "https://api.mujprofirest.cz"
 _openapi: OpenAPI | None = None
 
 
+def _is_uri(value) -> bool:
+    return not isinstance(value, str) or bool(urlsplit(value).scheme)
+
+
 def openapi() -> OpenAPI:
     global _openapi
     if _openapi is None:
-        import json
-
-        from openapi_core import Config
-
-        from urllib.parse import urlsplit
-
-        def is_uri(value) -> bool:
-            return not isinstance(value, str) or bool(urlsplit(value).scheme)
-
         config = Config(extra_media_type_deserializers={
             "application/problem+json": json.loads, "application/merge-patch+json": json.loads,
             # binary bodies ({"type": "string", "format": "binary"}): one character per byte, so maxLength counts bytes
             "application/zip": lambda data: data.decode("latin-1") if isinstance(data, bytes) else data},
-            extra_format_validators={"uri": is_uri}, extra_format_unmarshallers={"uri": str})
+            extra_format_validators={"uri": _is_uri}, extra_format_unmarshallers={"uri": str})
         _openapi = OpenAPI.from_dict(contract.spec(), config=config)
     return _openapi
 

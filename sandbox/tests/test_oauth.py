@@ -230,7 +230,7 @@ def test_consent_page_shows_the_clients_name(api):
     assert "Moje aplikace" in text and "moje-aplikace" not in text
     _, text, _ = consent_page(api, client_id="sandbox-eshop")
     assert "Sandbox e-shop" in text and "sandbox-eshop" not in text
-    from sandbox.oauth import client_name
+    from sandbox.clients import client_name
     assert client_name("profirest-pos") == "profirest-pos"  # no display name: the id
 
 

@@ -1,0 +1,148 @@
+"""The admin API's levers for tests: faults, the stream service down or cut, cursors expired, a restart, the
+settings, a reset to the seed data, products sold out and synthetic events in bulk."""
+from __future__ import annotations
+
+import asyncio
+
+from . import faults, seed
+from .admin_common import err, read_json, sb_of
+from .catalog import products_of
+from .db import iso
+from .errors import json_response
+from .events import cut_streams, end_cursor
+from .state import DEFAULT_CONFIG, Sandbox
+from .stats import Stats
+
+
+async def add_fault(request):
+    try:
+        f = faults.add_fault(sb_of(request), await read_json(request))
+    except faults.FaultError as e:
+        return err(400, str(e))
+    return json_response(f, 201)
+
+
+async def list_faults(request):
+    return json_response({"data": faults.listing(sb_of(request))})
+
+
+async def delete_fault(request):
+    sb = sb_of(request)
+    before = len(sb.faults)
+    sb.faults[:] = [f for f in sb.faults if f["id"] != request.match_info["fault_id"]]
+    if len(sb.faults) == before:
+        return err(404, "no such fault")
+    return json_response({"data": faults.listing(sb)})
+
+
+async def clear_faults(request):
+    sb_of(request).faults.clear()
+    return json_response({"data": []})
+
+
+async def stream(request):
+    sb = sb_of(request)
+    body = await read_json(request)
+    if "retry_after" in body:
+        sb.stream_retry_after = int(body["retry_after"])
+    if "down" in body:
+        sb.stream_down = bool(body["down"])
+        if sb.stream_down:
+            await cut_streams(sb)
+    return json_response({"down": sb.stream_down, "retry_after": sb.stream_retry_after, "open": len(sb.streams)})
+
+
+async def stream_cut(request):
+    return json_response({"cut": await cut_streams(sb_of(request))})
+
+
+async def expire_cursors(request):
+    sb = sb_of(request)
+    sb.store.set_meta("cursor_epoch", sb.store.meta("cursor_epoch", 1) + 1)
+    return json_response({"cursor_epoch": sb.store.meta("cursor_epoch")})
+
+
+async def restart(request):
+    sb = sb_of(request)
+    body = await read_json(request)
+    down = float(body.get("down_ms", 200)) / 1000
+    if sb.restart_hook is None:
+        return err(409, "not running under the sandbox runner")
+
+    async def later():
+        await asyncio.sleep(0.05)
+        await sb.restart_hook(down)
+
+    asyncio.get_running_loop().create_task(later())
+    return json_response({"restarting": True, "down_ms": int(down * 1000)}, 202, {"Connection": "close"})
+
+
+async def config(request):
+    sb = sb_of(request)
+    if request.method == "POST":
+        body = await read_json(request)
+        unknown = [k for k in body if k not in DEFAULT_CONFIG]
+        if unknown:
+            return err(400, f"unknown settings: {', '.join(unknown)}")
+        for k, v in body.items():
+            if not isinstance(v, (int, float)) or v < 0:
+                return err(400, f"{k} is a number ≥ 0")
+            sb.config[k] = v
+    return json_response(sb.config)
+
+
+async def reset(request):
+    sb = sb_of(request)
+    seed.reset(sb)
+    sb.faults.clear()
+    sb.auto_consent = None
+    sb.stream_down = False
+    sb.stats = Stats()
+    sb.request_log.clear()
+    return json_response({"reset": True})
+
+
+async def sold_out(request):
+    """{"product_ids": [...]}: these products are sold out (available false) from now on; emits catalog.updated."""
+    sb = sb_of(request)
+    rid = request.match_info["restaurant_id"]
+    if not sb.restaurant(rid):
+        return err(404, f"no restaurant {rid}")
+    body = await read_json(request)
+    ids = [str(x) for x in body.get("product_ids", [])]
+    sb.store.set_meta("sold_out:" + rid, ids)
+    sb.store.set_meta("catalog_updated_at", iso())
+    sb.emit("catalog.updated", rid, {"sold_out": ids})
+    return json_response({"restaurant_id": rid, "sold_out": ids})
+
+
+# Synthetic events (POST /_sandbox/events): a type and data that describe the sandbox's state truthfully, so a client
+# that acts on them (fetches the catalog again) sees nothing inconsistent. Only types whose data needs no new object.
+MAX_SYNTHETIC_EVENTS = 10_000
+
+
+def _catalog_updated(sb: Sandbox, rid: str) -> dict:
+    """The data of catalog.updated as /_sandbox/catalog/…/sold_out emits it: the products sold out now."""
+    return {"sold_out": [pid for pid, p in products_of(sb, rid).items() if not p["available"]]}
+
+
+SYNTHETIC_EVENTS = {"catalog.updated": _catalog_updated}
+
+
+async def synthetic_events(request):
+    """{"count": N, "type": "catalog.updated", "restaurant_id": "11"}: N events appended to the feed at once, for
+    soak tests of event readers (producing them through the public API costs a request or more each)."""
+    sb = sb_of(request)
+    body = await read_json(request)
+    type_ = body.get("type", "catalog.updated")
+    rid = str(body.get("restaurant_id") or "11")
+    count = body.get("count", 1)
+    if type_ not in SYNTHETIC_EVENTS:
+        return err(400, f"type is one of {', '.join(SYNTHETIC_EVENTS)}")
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_SYNTHETIC_EVENTS:
+        return err(400, f"count is an integer 1…{MAX_SYNTHETIC_EVENTS}")
+    if not sb.restaurant(rid):
+        return err(404, f"no restaurant {rid}")
+    data = SYNTHETIC_EVENTS[type_](sb, rid)
+    ids = sb.emit_many(type_, rid, [dict(data) for _ in range(count)])
+    return json_response({"type": type_, "restaurant_id": rid, "ids": ids, "next_cursor": end_cursor(sb)}, 201)
