@@ -264,14 +264,32 @@ public final class ScriptedTransport: StreamingHTTPTransport, @unchecked Sendabl
 
     /// Suspends until the calling task is cancelled (at once if it already is), then throws `CancellationError`.
     private static func waitUntilCancelled() async throws -> Never {
-        let gate = CancellationGate()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { gate.park($0) }
-        } onCancel: {
-            gate.open()
+        // The real-time limit is only a safety net: a broken test that never cancels a hung request fails after it
+        // (`HangLimitReached`) instead of hanging the whole run. Working tests cancel long before.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let gate = CancellationGate()
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { gate.park($0) }
+                } onCancel: {
+                    gate.open()
+                }
+            }
+            group.addTask {
+                try await Task.sleep(nanoseconds: hangLimitSeconds * 1_000_000_000)
+                throw HangLimitReached()
+            }
+            defer { group.cancelAll() }
+            try await group.next()
         }
         throw CancellationError()
     }
+
+    /// How long a `.hang` waits for its cancellation at most, in real time.
+    static let hangLimitSeconds: UInt64 = 300
+
+    /// A hung request was never cancelled: the test forgot to end it.
+    public struct HangLimitReached: Error {}
 }
 
 /// A continuation parked until `open()`; an `open()` that comes first lets the park through at once.
