@@ -7,11 +7,11 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
+.PHONY: snippets check-snippets dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, fuzz,
 ## the release archive
-test: lint-contract check-generated build docs swift-test swift-test-tsan sandbox-test demo-test soak-short fuzz dist-test
+test: lint-contract check-generated check-snippets build docs swift-test swift-test-tsan sandbox-test demo-test soak-short fuzz dist-test
 
 ## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
 venv: $(VENV)/.installed
@@ -23,9 +23,19 @@ $(VENV)/.installed: $(REQUIREMENTS)
 lint-contract: venv
 	$(VPY) tools/lint_contract.py
 
-## generate: rewrite Sources/ProfirestAPI/Generated from the contract
-generate:
+## generate: rewrite Sources/ProfirestAPI/Generated from the contract, and the articles' snippet test (snippets)
+generate: snippets
 	$(SWIFT) run --quiet profirest-codegen generate contract/profirest-v2.openapi.json Sources/ProfirestAPI/Generated
+
+## snippets: every ```swift block of the DocC articles (Sources/ProfirestAPI/ProfirestAPI.docc) into
+## Tests/ProfirestAPITests/Docs/ArticleSnippets.swift, a method each, which the test build compiles
+## (tools/article_snippets.py; part of `make docs` and `make generate`)
+snippets:
+	$(PYTHON) tools/article_snippets.py
+
+## check-snippets: fail when an article changed and ArticleSnippets.swift was not regenerated
+check-snippets:
+	$(PYTHON) tools/article_snippets.py --check
 
 ## check-generated: fail when the generated files differ from what the contract gives
 check-generated:
@@ -36,13 +46,14 @@ build:
 
 ## docs: the DocC documentation of ProfirestAPI in .build/docs, a static site
 ## (`python3 -m http.server -d .build/docs`, then /documentation/profirestapi).
-## Fails when a public symbol has no doc comment (tools/check_docs.py) or a ``Symbol`` link is broken.
+## Fails when a public symbol has no doc comment (tools/check_docs.py) or a ``Symbol`` link is broken. Regenerates
+## the articles' snippet test first (snippets), so that the next test build compiles what the articles show.
 ## dump-symbol-graph shares the build of `make build`; on Linux it exits 1 because it also tries the synthesized
 ## test-runner modules (<package>PackageTests, <package>PackageDiscoveredTests), which it cannot load — that error is
 ## ignored, any other fails, and the graph is removed first so a stale one cannot pass.
 SYMBOLGRAPH_DIR := .build/symbolgraph-ProfirestAPI
 DOCC ?= docc
-docs:
+docs: snippets
 	@bin="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" && graphs="$$(dirname "$$bin")/symbolgraph" && \
 	rm -rf "$$graphs" $(SYMBOLGRAPH_DIR) && mkdir -p $(SYMBOLGRAPH_DIR) && \
 	echo "$(SWIFT) package $(SWIFT_BUILD_FLAGS) dump-symbol-graph --minimum-access-level public" && \

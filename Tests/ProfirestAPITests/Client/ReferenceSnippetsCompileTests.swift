@@ -2,9 +2,6 @@ import Foundation
 import XCTest
 import ProfirestAPI  // not @testable: the snippets must compile against the public API alone
 import ProfirestTestSupport
-#if canImport(OSLog)
-import OSLog
-#endif
 
 /// Every code shape of the reference's examples, compiled against the public API. The functions are never
 /// called: compiling them is the test. `testTheSnippetsRunAgainstAScriptedServer` runs the same shapes.
@@ -139,29 +136,6 @@ private func replayTransport() -> ScriptedTransport {
     }
 }
 
-/// The code of the DocC article "Writes that survive outages" (DurableWrites.md), compiled against the public API.
-enum DurableWritesArticle {
-    static func example(api: ProfirestApi, rid: String, pin: String) async throws {
-        let outbox = try api.outbox(path: "pichacka-outbox.json", onFailure: { failure in
-            print("refused later: \(failure.item.id) \(failure.error.code)")
-        })
-        let delivering = Task { await outbox.run() }
-        defer { delivering.cancel() }
-
-        let punch = AttendancePunchCreate(
-            id: ProfirestApi.uuid(), type: "clock_in", credential: StaffCredential(method: "pin", secret: pin))
-        switch try await outbox.punch(restaurantID: rid, punch) {
-        case .delivered(let answer):
-            let recorded = try answer?.decode(as: AttendancePunch.self)
-            print("OK", recorded?.employee.name ?? "")
-        case .queued:
-            print("saved offline, \(outbox.status.count) waiting")
-        }
-        _ = try await outbox.post("/customers", body: ["name": "Jana"])
-        print(outbox.status.oldestAge() ?? 0, outbox.items.count, await outbox.flush().count)
-    }
-}
-
 /// The README's Quick start, compiled against the public API (never run: it waits for a person to approve).
 enum QuickStart {
     static func example() async throws {
@@ -182,32 +156,5 @@ enum QuickStart {
         }))
         try await Task.sleep(nanoseconds: 60_000_000_000)
         feed.cancel()
-    }
-}
-
-/// The code of the DocC article "Seeing what the library does" (Diagnostics.md), compiled against the public API.
-enum DiagnosticsArticle {
-    static func stderr() -> ProfirestApi {
-        ProfirestApi(options: .init(clientID: "muj-eshop", observer: { event in
-            FileHandle.standardError.write(Data("profirest: \(event)\n".utf8))
-        }))
-    }
-
-    #if canImport(OSLog)
-    static func oslog() -> ProfirestApi {
-        let logger = Logger(subsystem: "cz.firma.pokladna", category: "profirest")
-        return ProfirestApi(options: .init(clientID: "profirest-pos", observer: { event in
-            logger.debug("\(event.description, privacy: .public)")
-        }))
-    }
-    #endif
-
-    static func disconnect(api: ProfirestApi) async {
-        do {
-            try await api.disconnect()
-            print("Disconnected")
-        } catch {
-            print("Disconnected here; the server could not be told yet (\(error)). It will be told later.")
-        }
     }
 }
