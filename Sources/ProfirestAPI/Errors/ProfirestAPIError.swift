@@ -1,6 +1,7 @@
 import Foundation
 
-/// Every failed API call: the catalog `code` to decide by, the text for a person, and the details the server sent.
+/// Why an API call failed — the catalog `code` to decide by, text for a person, and the details the server sent — so
+/// that an app can react to each kind of failure without reading statuses or messages.
 ///
 /// Decide by ``code`` (constants in ``ErrorCode``), never by ``status`` or ``title``. ``status`` is 0 when no answer
 /// came (`network_error`, `timeout`). The description never contains a token, secret or PIN.
@@ -9,47 +10,67 @@ import Foundation
 /// catch let e as ProfirestAPIError where e.code == ErrorCode.staffLocked { show(e.retryAfter) }
 /// ```
 public struct ProfirestAPIError: Error, Sendable, Hashable {
-    /// The catalog code, e.g. `staff_ambiguous`. Usage: `if e.code == ErrorCode.validationFailed { … }`
+    /// The catalog code that says what went wrong, e.g. `staff_ambiguous`: the one thing to decide by, since a status
+    /// carries several codes and titles are translated.
+    ///
+    /// ```swift
+    /// if e.code == ErrorCode.validationFailed { highlight(e.errors) }
+    /// ```
     public var code: String
-    /// The HTTP status; 0 when no answer came. Usage: `e.status == 409`
+    /// The HTTP status of the answer, or 0 when no answer came (`network_error`, `timeout`); for logs, not decisions.
     public var status: Int
-    /// Short text for a person, Czech or English by the `language` option. Usage: `label.text = e.title`
+    /// A short text to show a person, in Czech or English by the client's `language` option.
     public var title: String
-    /// Text about this occurrence, if any. Usage: `e.detail ?? ""`
+    /// More about this occurrence for a person (which field, which limit), when the server or library says more.
     public var detail: String?
-    /// Field errors with `validation_failed`: objects with `pointer`, `code`, `message`.
-    /// Usage: `for f in e.errors { print(f["pointer"]?.stringValue ?? "") }`
+    /// The fields a `validation_failed` refused, each an object with `pointer`, `code` and `message`, so that a form
+    /// can mark them.
+    ///
+    /// ```swift
+    /// for field in e.errors { mark(field["pointer"]?.stringValue, field["message"]?.stringValue) }
+    /// ```
     public var errors: [JSONValue]
-    /// The people to choose from with `staff_ambiguous`: objects with `id`, `name`, `role`.
-    /// Usage: `e.candidates.first?["name"]?.stringValue`
+    /// The people a shared PIN could belong to with `staff_ambiguous`, each with `id`, `name` and `role`, so that the
+    /// person can pick themselves and sign in with `employeeId` set.
+    ///
+    /// ```swift
+    /// credential.employeeId = e.candidates[chosen]["id"]?.stringValue
+    /// ```
     public var candidates: [JSONValue]
-    /// The existing object with `quote_already_used`, `external_id_conflict`, `customer_email_taken`.
-    /// Usage: `let orderID = e.existingID`
+    /// The record that already exists, with the conflicts that name one (`quote_already_used`,
+    /// `external_id_conflict`, `customer_email_taken`), so that the app can show it instead of creating another.
     public var existingID: String?
-    /// Seconds from Retry-After (or the problem's `retry_after`). Usage: `e.retryAfter.map(String.init) ?? "?"`
+    /// How many seconds to wait before trying again, from `Retry-After` (or the problem's `retry_after`): with
+    /// `staff_locked`, or a wait longer than the client's `maxRetryWait`.
     public var retryAfter: Int?
-    /// Whether the library retries this kind of error automatically (it already did, as far as allowed).
-    /// Usage: `if e.retryable { offerRetry() }`
+    /// Whether this is a kind of failure the library retries by itself (and already did, as far as the client's
+    /// `retries` allow), which tells an app whether offering "Try again" makes sense.
     public var retryable: Bool
-    /// The request id for support (`Profirest-Request-Id`). Usage: `log(e.requestID ?? "")`
+    /// The id the server filed the request under (`Profirest-Request-Id`): give it to support.
     public var requestID: String?
-    /// The whole problem+json body, with secret-looking members blanked. Usage: `e.problem?["code"]`
+    /// The whole problem+json body, with anything that looks secret blanked, for members the library does not
+    /// surface as properties.
     public var problem: JSONValue?
 
-    /// `title – detail`, or the title alone. Usage: `print(e.message)`
+    /// The title and the detail in one line, `title – detail` (the title alone without a detail), for a log or an
+    /// alert.
     public var message: String {
         guard let detail, !detail.isEmpty else { return title }
         return "\(title) – \(detail)"
     }
 
-    /// The problem body as the generated `Problem` model; nil when the body was not a complete problem.
-    /// Usage: `e.problemModel?.requestId`
+    /// The problem body as the generated ``Problem`` model, for typed access to its members; nil when the body was
+    /// not a complete problem.
     public var problemModel: Problem? {
         guard let problem else { return nil }
         return try? problem.decode(as: Problem.self)
     }
 
-    /// Usage: `ProfirestAPIError(code: ErrorCode.timeout, status: 0, title: "No answer in time")`
+    /// Makes an error, for a test double or a transport of your own that reports failures as the library does.
+    ///
+    /// ```swift
+    /// ProfirestAPIError(code: ErrorCode.timeout, status: 0, title: "No answer in time", retryable: true)
+    /// ```
     public init(
         code: String, status: Int, title: String, detail: String? = nil, errors: [JSONValue] = [],
         candidates: [JSONValue] = [], existingID: String? = nil, retryAfter: Int? = nil, retryable: Bool = false,
@@ -70,14 +91,16 @@ public struct ProfirestAPIError: Error, Sendable, Hashable {
 }
 
 extension ProfirestAPIError: CustomStringConvertible, CustomDebugStringConvertible, LocalizedError {
-    /// `code (status): message [request id]`. Usage: `print(error)`
+    /// The code, status, message and request id in one line, `code (status): message [request id]`, never with a
+    /// token, secret or PIN in it.
     public var description: String {
         var text = "\(code) (\(status)): \(message)"
         if let requestID { text += " [\(requestID)]" }
         return text
     }
 
-    /// The description plus the retry facts. Usage: `debugPrint(error)`
+    /// The description plus whether and when it may be retried and how many field errors and candidates it carries,
+    /// for a debugger.
     public var debugDescription: String {
         var text = "ProfirestAPIError(\(description), retryable: \(retryable)"
         if let retryAfter { text += ", retryAfter: \(retryAfter)" }
@@ -87,6 +110,6 @@ extension ProfirestAPIError: CustomStringConvertible, CustomDebugStringConvertib
         return text + ")"
     }
 
-    /// The message, for `localizedDescription`. Usage: `error.localizedDescription`
+    /// The ``message``, so that `localizedDescription` shows a person the same text.
     public var errorDescription: String? { message }
 }

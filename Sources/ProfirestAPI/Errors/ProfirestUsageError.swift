@@ -1,20 +1,26 @@
 import Foundation
 
-/// The library was used in a way it cannot serve (an absolute URL of another host where a path belongs, a token
-/// over plain http…). Nothing was sent; the message says how to fix the call.
+/// A call the library refused before sending anything because the call itself is wrong — an absolute URL where a
+/// path belongs, a token over plain http… — with a message that says how to fix it.
+///
+/// It is a bug in the calling code, not a condition to handle at run time.
 ///
 /// ```swift
 /// catch let e as ProfirestUsageError { assertionFailure(e.message) }
 /// ```
 public struct ProfirestUsageError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
-    /// What is wrong and how to fix it. Usage: `print(e.message)`
+    /// What is wrong with the call and how to fix it, for the developer who reads the log.
     public var message: String
 
-    /// Usage: `throw ProfirestUsageError("Pass a path such as /restaurants/11, not a URL.")`
+    /// Makes a usage error with its `message`, for code that wraps the library and refuses calls the same way.
+    ///
+    /// ```swift
+    /// throw ProfirestUsageError("Pass a path such as /restaurants/11, not a URL.")
+    /// ```
     public init(_ message: String) { self.message = message }
 
-    /// Usage: `print(e)`
+    /// The message, marked as a usage error: `ProfirestUsageError: <message>`.
     public var description: String { "ProfirestUsageError: \(message)" }
-    /// Usage: `e.localizedDescription`
+    /// The ``message``, so that `localizedDescription` shows it.
     public var errorDescription: String? { message }
 }

@@ -1,39 +1,51 @@
 import Foundation
 
 extension EventWatcher {
-    /// What to read from the event feed and what to do with it. The defaults are the reference's.
+    /// Chooses what an ``EventWatcher`` reads and what it does with it; every option but `onEvents` has the default the
+    /// reference gives.
     ///
     /// ```swift
     /// let options = EventWatcher.Options(restaurantID: "11", types: ["order.created"], onEvents: { events in await board.apply(events) })
     /// ```
     public struct Options: Sendable {
-        /// Only this restaurant's events (a partner connection may reach several); nil = all the connection reaches.
-        /// Usage: `options.restaurantID = "11"`
+        /// Reads only this restaurant's events, for a partner connection that reaches several; nil reads all the
+        /// connection may see.
         public var restaurantID: String?
-        /// Only these event types (see ``EventType``); empty = all. Usage: `options.types = ["order.created"]`
+        /// Reads only these event types (the values of ``EventType``), so that an app is not woken for changes it
+        /// does not show; empty reads all.
         public var types: [String]
-        /// Called with each batch of new events, oldest first. The cursor moves past them only after it returns;
-        /// if it throws, the same events come again after a wait, so handle them idempotently (by `Event.id`).
-        /// Usage: `onEvents: { events in for e in events { await board.apply(e) } }`
+        /// Handles each batch of new events, oldest first — the one place an app applies what changed.
+        ///
+        /// The cursor moves past the batch only after it returns; if it throws, the same events come again after a
+        /// wait, so handle them idempotently (by `Event.id`).
+        ///
+        /// ```swift
+        /// onEvents: { events in for event in events { try await board.apply(event) } }
+        /// ```
         public var onEvents: @Sendable ([Event]) async throws -> Void
-        /// Called after `410 cursor_expired` (the feed was gone past the cursor): reload your state. Reading then
-        /// goes on from the end of the feed. Usage: `onReset: { _ in await board.reloadAll() }`
+        /// Tells the app to reload everything it shows after `410 cursor_expired`, when events were missed because
+        /// the feed no longer reaches back to the cursor; reading then goes on from the point the error names.
         public var onReset: (@Sendable (ProfirestAPIError) async -> Void)?
-        /// Sees every error the reading waits out or ends with (an error thrown by `onEvents` as it was thrown);
-        /// a dropped stream connection is no error. Usage: `onError: { error in log("feed: \(error)") }`
+        /// Sees every error the reading waits out or ends with (an error thrown by `onEvents` as it was thrown), for a
+        /// log or a status line; a dropped stream connection is no error.
         public var onError: (@Sendable (any Error) async -> Void)?
-        /// Read the live stream (`GET /v2/events/stream`) when the server runs it; false = poll `GET /v2/events` only.
-        /// Usage: `options.stream = false`
+        /// Whether to read the live stream (`GET /v2/events/stream`) when the server runs it; false polls
+        /// `GET /v2/events` only, for networks whose proxies hold streamed answers back.
         public var stream: Bool
-        /// No byte from the stream for this long means the connection is dead (the server sends a keep-alive
-        /// every 15 s). Usage: `options.streamIdleTimeout = 60`
+        /// How long the stream may stay silent before the connection counts as dead and is opened again (the server
+        /// sends a keep-alive every 15 s).
         public var streamIdleTimeout: TimeInterval
-        /// The wait between two polls when the last page was not full. Usage: `options.interval = 10`
+        /// How long polling waits before asking again after a page that was not full.
         public var interval: TimeInterval
-        /// Events per page when polling, 1…100 (a larger value is read as 100). Usage: `options.limit = 50`
+        /// How many events one polled page asks for, 1…100 (a larger value is read as 100).
         public var limit: Int
 
-        /// Usage: `EventWatcher.Options(restaurantID: rid, types: ["order.created"], onEvents: { _ in await reload() })`
+        /// Makes the options of a watcher; give at least `onEvents`, and `restaurantID` and `types` to narrow what it
+        /// reads.
+        ///
+        /// ```swift
+        /// EventWatcher.Options(restaurantID: rid, types: ["order.created"], onEvents: { _ in await reload() })
+        /// ```
         public init(
             restaurantID: String? = nil, types: [String] = [],
             onEvents: @escaping @Sendable ([Event]) async throws -> Void,
@@ -52,8 +64,11 @@ extension EventWatcher {
             self.limit = limit
         }
 
-        /// The same with the generated constants for the types.
-        /// Usage: `EventWatcher.Options(restaurantID: rid, types: [.orderCreated, .orderStatusChanged], onEvents: { _ in })`
+        /// Makes the options of a watcher with the types written as ``EventType`` constants, which the compiler checks.
+        ///
+        /// ```swift
+        /// EventWatcher.Options(restaurantID: rid, types: [.orderCreated, .orderStatusChanged], onEvents: { _ in await reload() })
+        /// ```
         public init(
             restaurantID: String? = nil, types: [EventType],
             onEvents: @escaping @Sendable ([Event]) async throws -> Void,

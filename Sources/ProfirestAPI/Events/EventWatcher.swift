@@ -1,7 +1,8 @@
 import Foundation
 
-/// Reads the event feed: live from `GET /v2/events/stream` while the server runs the stream, by polling
-/// `GET /v2/events` otherwise, always from the same stored cursor, so switching between them skips nothing.
+/// Follows the event feed so that an app learns of every change once it happened: live from `GET /v2/events/stream`
+/// while the server runs the stream, by polling `GET /v2/events` otherwise, always from the same stored cursor, so
+/// switching between them skips nothing.
 ///
 /// - The cursor is stored under the key `events_cursor[:restaurant][:types]` of the client's state document, and only
 ///   after `onEvents` returned: an event arrives at least once (process it idempotently, by `Event.id`).
@@ -13,7 +14,7 @@ import Foundation
 /// let watcher = api.eventWatcher(.init(restaurantID: "11", onEvents: { events in await board.apply(events) }))
 /// ```
 public final class EventWatcher: Sendable {
-    /// What this watcher reads and calls. Usage: `watcher.options.types`
+    /// What this watcher reads and the handlers it calls, as it was made with.
     public let options: Options
     let feed: EventFeed
     private let state = Locked(State())
@@ -29,13 +30,23 @@ public final class EventWatcher: Sendable {
         feed = EventFeed(client: client, options: options)
     }
 
-    /// True while the live stream is connected; false while polling or waiting. Usage: `badge.isLive = watcher.isStreaming`
+    /// Whether the live stream is connected right now (false while polling or waiting), for a "live" badge or a
+    /// diagnostic.
+    ///
+    /// ```swift
+    /// badge.isLive = watcher.isStreaming
+    /// ```
     public var isStreaming: Bool { state.withLock { $0.streaming } }
 
-    /// Reads until `stop()`, the calling task is cancelled, or the pairing is lost (`not_paired`). Errors are
-    /// waited out (Retry-After, or longer and longer up to 60 s) and shown to `onError`. While one `run()` reads,
-    /// another call returns at once; after `stop()` it returns at once too.
-    /// Usage: `Task { await watcher.run() }`
+    /// Reads the feed until `stop()`, the calling task is cancelled, or the pairing is lost (`not_paired`), so that
+    /// one call keeps an app up to date for as long as it runs.
+    ///
+    /// Errors are waited out (Retry-After, or longer and longer up to 60 s) and shown to `onError`. While one `run()`
+    /// reads, another call returns at once; after `stop()` it returns at once too.
+    ///
+    /// ```swift
+    /// let reading = Task { await watcher.run() }
+    /// ```
     public func run() async {
         let loop: Task<Void, Never>? = state.withLock { state in
             guard !state.stopped, state.loop == nil else { return nil }
@@ -60,13 +71,18 @@ public final class EventWatcher: Sendable {
         }
     }
 
-    /// One step for a scheduler (a background refresh, cron): exactly one `GET /v2/events`, then `onEvents` with
-    /// its events, then the cursor is stored. Without a stored cursor the step only stores the end of the feed.
+    /// Reads one page of the feed and delivers it, for a scheduler that wakes the app now and then (a background
+    /// refresh, cron): exactly one `GET /v2/events`, then `onEvents` with its events, then the cursor is stored.
+    ///
+    /// Without a stored cursor the step only stores the end of the feed.
     /// A full page is not followed — call again. After `410 cursor_expired` it calls `onReset`, then stores the end
     /// of the feed the error carried (`next_cursor`), so the next step reads on from there and nothing that changed
     /// since is missed; without one it drops the cursor and the next step starts at the end. Throws the request's
     /// error, or what `onEvents` threw (then the cursor stays and the same events come next time).
-    /// Usage: `try await api.eventWatcher(.init(restaurantID: rid, onEvents: { _ in })).once()`
+    ///
+    /// ```swift
+    /// try await api.eventWatcher(.init(restaurantID: rid, onEvents: { events in try await sync(events) })).once()
+    /// ```
     public func once() async throws {
         let cursor = feed.storedCursor()
         do {
@@ -83,7 +99,8 @@ public final class EventWatcher: Sendable {
         }
     }
 
-    /// Ends `run()` (now, and any later call); `once()` still works. Usage: `watcher.stop()`
+    /// Stops the reading from anywhere — a running `run()` returns, and a later one returns at once — while
+    /// `once()` keeps working.
     public func stop() {
         let loop = state.withLock { state -> Task<Void, Never>? in
             state.stopped = true

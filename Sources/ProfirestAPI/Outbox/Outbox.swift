@@ -48,10 +48,14 @@ public final class Outbox: Sendable {
         self.onFailure = onFailure
     }
 
-    /// The writes waiting, oldest first. Usage: `outbox.items.count`
+    /// The writes waiting, oldest first, without their bodies — for a screen that lists what is not sent yet.
     public var items: [OutboxItem] { journal.snapshot.map(\.item) }
 
-    /// How many wait, since when, and the last failure. Usage: `outbox.status.count`
+    /// How many writes wait, since when, and the last failure, for a status line or a health check.
+    ///
+    /// ```swift
+    /// label.text = outbox.status.count == 0 ? "All sent" : "\(outbox.status.count) waiting"
+    /// ```
     public var status: OutboxStatus {
         let entries = journal.snapshot
         return OutboxStatus(
@@ -59,16 +63,25 @@ public final class Outbox: Sendable {
             lastFailure: state.withLock { $0.lastFailure })
     }
 
-    /// Journals a POST to `path` (relative to `/v2`) and sends it when nothing older waits. The body is encoded
-    /// once; every attempt sends these bytes with `idempotencyKey` (a new one when nil — keep your own with the
-    /// record if you may hand the same write in again after a restart).
-    /// Usage: `let outcome = try await outbox.post("/customers", body: customer)`
+    /// Keeps a POST of a model in the journal until the server answered it for good, so that it happens once even
+    /// through outages and restarts; sends it at once when nothing older waits.
+    ///
+    /// `path` is relative to `/v2`. The body is encoded once; every attempt sends these bytes with `idempotencyKey`
+    /// (a new one when nil — keep your own with the record if you may hand the same write in again after a restart).
+    ///
+    /// ```swift
+    /// let outcome = try await outbox.post("/customers", body: customer)
+    /// ```
     public func post<B: Encodable>(_ path: String, body: B, idempotencyKey: String? = nil) async throws -> OutboxOutcome {
         try await post(path, body: .json(try JSONValue(encoding: body)), idempotencyKey: idempotencyKey)
     }
 
-    /// Journals a POST with a literal, JSON or raw body, like the `Encodable` variant.
-    /// Usage: `try await outbox.post("/customers", body: ["name": "Jana"])`
+    /// Keeps a POST with a literal, JSON or raw body in the journal until the server answered it for good, as the
+    /// variant for models does.
+    ///
+    /// ```swift
+    /// try await outbox.post("/customers", body: ["name": "Jana Nováková"])
+    /// ```
     public func post(_ path: String, body: RequestBody, idempotencyKey: String? = nil) async throws -> OutboxOutcome {
         let key = idempotencyKey ?? ProfirestApi.uuid()
         try Self.check(path: path)
@@ -82,10 +95,16 @@ public final class Outbox: Sendable {
         return try await submit(entry)
     }
 
-    /// Journals an attendance punch with its id and `occurred_at` (now, by the client's clock, when not set) and
-    /// sends it when nothing older waits; queued punches go in batches to `…/attendance/punches/batch`. The punch
-    /// needs its `credential`: it is sent without a staff session.
-    /// Usage: `try await outbox.punch(restaurantID: rid, AttendancePunchCreate(id: ProfirestApi.uuid(), type: "clock_in", credential: c))`
+    /// Keeps an attendance punch in the journal until the server recorded it, so that a clock-in made while the
+    /// network is down still counts, at the time it was made.
+    ///
+    /// The punch keeps its id and `occurred_at` (now, by the client's clock, when not set) and goes at once when
+    /// nothing older waits; queued punches go in batches to `…/attendance/punches/batch`. It needs its `credential`:
+    /// it is sent without a staff session.
+    ///
+    /// ```swift
+    /// try await outbox.punch(restaurantID: rid, AttendancePunchCreate(id: ProfirestApi.uuid(), type: "clock_in", credential: c))
+    /// ```
     public func punch(restaurantID: String, _ punch: AttendancePunchCreate) async throws -> OutboxOutcome {
         var punch = punch
         guard UUID(uuidString: punch.id) != nil else {
@@ -115,17 +134,27 @@ public final class Outbox: Sendable {
         return try await submit(entry)
     }
 
-    /// Sends what waits now, in order, until the queue is empty or a write gets no definitive answer; returns the
-    /// status afterwards. For a BGAppRefreshTask or a cron job. Usage: `let status = await outbox.flush()`
+    /// Sends what waits now, in order, until the queue is empty or a write gets no definitive answer, for a
+    /// `BGAppRefreshTask` or a cron job that has a moment of network; returns the status afterwards.
+    ///
+    /// ```swift
+    /// let status = await outbox.flush()
+    /// ```
     @discardableResult
     public func flush() async -> OutboxStatus {
         await gate.run { await self.deliver() }
         return status
     }
 
-    /// Delivers whatever waits, now and whenever a write is queued later, until the task is cancelled: after a
-    /// write got no definitive answer it waits per Retry-After or a doubling delay (from the client's `retryDelay`
-    /// up to 30 s, ±25 %), with the client's `sleep`. Usage: `let delivering = Task { await outbox.run() }`
+    /// Keeps delivering whatever waits, now and whenever a write is queued later, until the task is cancelled — the
+    /// one call an app makes at start so that queued writes go out as soon as the network is back.
+    ///
+    /// After a write got no definitive answer it waits per Retry-After or a doubling delay (from the client's
+    /// `retryDelay` up to 30 s, ±25 %), with the client's `sleep`.
+    ///
+    /// ```swift
+    /// let delivering = Task { await outbox.run() }
+    /// ```
     public func run() async {
         var failedRounds = 0
         while !Task.isCancelled {
@@ -201,10 +230,16 @@ public final class Outbox: Sendable {
 }
 
 extension ProfirestApi {
-    /// A durable outbox for writes, journaled in the file at `path` (owner-only; one file per queue, one queue per
-    /// file). `capacity` bounds the queue: a write beyond it is refused with `outbox_full`, never dropped.
-    /// `onFailure` hears of writes sent later that the server refused for good.
-    /// Usage: `let outbox = try api.outbox(path: "pichacka-outbox.json")`
+    /// Opens the durable outbox journaled in the file at `path`, for writes that must happen once even when the
+    /// network is down or the app is killed (see ``Outbox``).
+    ///
+    /// The file is readable by its owner only; one file per outbox, one outbox per file. `capacity` bounds the
+    /// queue: a write beyond it is refused with `outbox_full`, never dropped. `onFailure` hears of writes sent later
+    /// that the server refused for good.
+    ///
+    /// ```swift
+    /// let outbox = try api.outbox(path: "pichacka-outbox.json", onFailure: { failure in log(failure) })
+    /// ```
     public func outbox(
         path: String, capacity: Int = 10_000, onFailure: (@Sendable (OutboxFailure) -> Void)? = nil
     ) throws -> Outbox {

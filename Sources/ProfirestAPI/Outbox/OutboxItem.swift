@@ -7,29 +7,29 @@ import Foundation
 /// for item in outbox.items { print(item.path, item.attempts, item.lastErrorCode ?? "") }
 /// ```
 public struct OutboxItem: Sendable, Hashable, Identifiable, CustomStringConvertible {
-    /// What kind of write it is.
+    /// The kinds of write an outbox keeps, which are sent differently: a request alone, punches in batches.
     public enum Kind: String, Sendable, Hashable {
-        /// A POST sent as it is, with its own Idempotency-Key. Usage: `item.kind == .request`
+        /// A POST sent as it is, with its own Idempotency-Key.
         case request
         /// An attendance punch, sent in batches of at most 100 to `…/attendance/punches/batch`.
-        /// Usage: `item.kind == .punch`
         case punch
     }
 
-    /// The item's id: the punch's own id, or the request's Idempotency-Key. Usage: `item.id`
+    /// The write's identity, which the server also knows it by: the punch's own id, or the request's
+    /// Idempotency-Key.
     public let id: String
-    /// A request or a punch. Usage: `item.kind`
+    /// Whether it is a request or a punch, which decides how it is sent.
     public let kind: Kind
-    /// The path relative to `/v2` the write goes to. Usage: `item.path`
+    /// The path relative to `/v2` the write goes to.
     public let path: String
-    /// When it was queued (the device clock). Usage: `item.enqueuedAt`
+    /// When it was handed in, by the device's clock — how long a person's write has waited.
     public let enqueuedAt: Date
-    /// How many times it was sent without a definitive answer. Usage: `item.attempts`
+    /// How many times it was sent without a definitive answer.
     public let attempts: Int
-    /// The code of its last failure, if any. Usage: `item.lastErrorCode`
+    /// The code of its last failure, if any, to tell "no network" from "the server is down".
     public let lastErrorCode: String?
 
-    /// Usage: `print(item)`
+    /// The kind, id, path, attempts and last failure in one line for a log; never the body.
     public var description: String {
         "OutboxItem(\(kind.rawValue) \(id) → \(path), attempts: \(attempts)\(lastErrorCode.map { ", last: \($0)" } ?? ""))"
     }
@@ -44,11 +44,11 @@ public struct OutboxItem: Sendable, Hashable, Identifiable, CustomStringConverti
 /// }
 /// ```
 public enum OutboxOutcome: Sendable, Hashable {
-    /// The server recorded it; the value is its answer (a punch's `AttendancePunch` as JSON).
-    /// Usage: `case .delivered(let answer):`
+    /// The server recorded the write; the value is its answer (a punch's `AttendancePunch` as JSON), to decode
+    /// with ``JSONValue/decode(as:decoder:)``.
     case delivered(JSONValue?)
-    /// No definitive answer yet (no network, a 5xx, 429, …): it stays in the journal and goes out later.
-    /// Usage: `case .queued(let item):`
+    /// No definitive answer yet (no network, a 5xx, 429, …): the write stays in the journal and goes out later, so
+    /// the app can tell the person it was saved.
     case queued(OutboxItem)
 }
 
@@ -59,12 +59,12 @@ public enum OutboxOutcome: Sendable, Hashable {
 /// let outbox = try api.outbox(path: "outbox.json", onFailure: { failure in log(failure.item.id, failure.error.code) })
 /// ```
 public struct OutboxFailure: Error, Sendable, CustomStringConvertible {
-    /// The write that failed. Usage: `failure.item.path`
+    /// The write that was refused, as it waited in the outbox.
     public let item: OutboxItem
-    /// The server's answer for it. Usage: `failure.error.code`
+    /// The server's refusal, whose `code` says why (a shared PIN's `staff_ambiguous`, a validation failure…).
     public let error: ProfirestAPIError
 
-    /// Usage: `print(failure)`
+    /// The write and the refusal's code in one line for a log.
     public var description: String { "OutboxFailure(\(item.id) → \(item.path)): \(error.code)" }
 }
 
@@ -75,13 +75,17 @@ public struct OutboxFailure: Error, Sendable, CustomStringConvertible {
 /// label.text = status.count == 0 ? "" : "\(status.count) waiting since \(status.oldestEnqueuedAt!)"
 /// ```
 public struct OutboxStatus: Sendable, Hashable {
-    /// How many writes wait. Usage: `status.count`
+    /// How many writes wait to be sent.
     public let count: Int
-    /// When the oldest waiting write was queued. Usage: `status.oldestEnqueuedAt`
+    /// When the oldest waiting write was handed in; nil when nothing waits.
     public let oldestEnqueuedAt: Date?
-    /// The last failure that kept writes waiting (cleared by the next delivery). Usage: `status.lastFailure?.code`
+    /// The failure that last kept writes waiting, to say why they wait; cleared by the next delivery.
     public let lastFailure: ProfirestAPIError?
 
-    /// How long the oldest write has waited. Usage: `status.oldestAge(now: Date())`
+    /// How long the oldest write has waited, for an alert when writes stay unsent too long; nil when nothing waits.
+    ///
+    /// ```swift
+    /// if let age = status.oldestAge(), age > 3600 { warn("\(status.count) writes unsent for an hour") }
+    /// ```
     public func oldestAge(now: Date = Date()) -> TimeInterval? { oldestEnqueuedAt.map { now.timeIntervalSince($0) } }
 }

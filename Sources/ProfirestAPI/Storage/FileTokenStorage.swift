@@ -12,7 +12,8 @@ import Foundation
 /// let storage = FileTokenStorage(path: "/var/lib/pichacka/tokens.json")
 /// ```
 public final class FileTokenStorage: LockingTokenStorage {
-    /// The token file, made absolute when the storage was created. Usage: `print(storage.path)`
+    /// The token file, made absolute when the storage was created, so that a later change of the working directory
+    /// does not move it.
     public let path: String
     private let lockPath: String
 
@@ -20,32 +21,38 @@ public final class FileTokenStorage: LockingTokenStorage {
     /// per open file description and says nothing about which thread of ours holds it.
     private static let processLocks = OwnedLockTable()
 
-    /// A storage backed by the file at `path`; nothing is touched until first use, and a missing file holds
-    /// no values. Usage: `let storage = FileTokenStorage(path: "tokens.json")`
+    /// Makes a storage backed by the file at `path`; nothing is touched until first use, and a missing file simply
+    /// holds no values yet.
+    ///
+    /// ```swift
+    /// let storage = FileTokenStorage(path: "/var/lib/pichacka/tokens.json")
+    /// ```
     public init(path: String) {
         self.path = URL(fileURLWithPath: path).standardizedFileURL.path
         self.lockPath = self.path + ".lock"
     }
 
-    /// Reads the file afresh on every call, so a value written by another process is seen at once.
-    /// Usage: `let token = try storage.get("refresh")`
+    /// Reads the value under `key` from the file afresh on every call, so that a value another process wrote is
+    /// seen at once; a file that cannot be parsed throws ``StorageError`` (`.corrupt`).
     public func get(_ key: String) throws -> String? {
         try readAll()[key]
     }
 
-    /// Usage: `try storage.set("refresh", "r1")`
+    /// Writes `value` under `key` by replacing the whole file atomically, under the lock, keeping the other keys.
     public func set(_ key: String, _ value: String) throws {
         try update { $0[key] = value }
     }
 
-    /// Usage: `try storage.remove("refresh")`
+    /// Removes `key` from the file the same way, atomically and under the lock.
     public func remove(_ key: String) throws {
         try update { $0[key] = nil }
     }
 
-    /// Runs `body` holding the file's lock against other threads and processes. Not re-entrant: a nested
-    /// call on the same thread throws `StorageError` (`.reentrantLock`).
-    /// Usage: `try storage.withLock("refresh") { try storage.get("refresh") }`
+    /// Runs `body` holding the lock on `<path>.lock`, which keeps out other threads and other processes, so that
+    /// they refresh a token one after another; `get`, `set` and `remove` work inside it.
+    ///
+    /// The lock covers the whole file, whatever the key. It is not re-entrant: a nested call on the same thread
+    /// throws `StorageError` (`.reentrantLock`).
     public func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
         let processLock = Self.processLocks.lock(for: path)
         if processLock.isHeldByCurrentThread {

@@ -16,18 +16,23 @@ import Security
 /// let storage = KeychainTokenStorage(service: "cz.example.pichacka")
 /// ```
 public final class KeychainTokenStorage: TokenStorage {
-    /// The keychain service the items are filed under. Usage: `storage.service`
+    /// The keychain service the items are filed under, which keeps this app's items apart from others'.
     public let service: String
-    /// The keychain access group shared between apps of one team, if any. Usage: `storage.accessGroup`
+    /// The keychain access group that lets apps of one team share the items, if any.
     public let accessGroup: String?
 
-    /// Usage: `let storage = KeychainTokenStorage(accessGroup: "TEAMID.cz.example.shared")`
+    /// Makes a storage that files its items under `service`, and in `accessGroup` when apps of one team share them.
+    ///
+    /// ```swift
+    /// let storage = KeychainTokenStorage(service: "cz.example.pokladna", accessGroup: "TEAMID.cz.example.shared")
+    /// ```
     public init(service: String = "cz.profirest.api", accessGroup: String? = nil) {
         self.service = service
         self.accessGroup = accessGroup
     }
 
-    /// Usage: `let token = try storage.get("refresh")`
+    /// Reads the item for `key`, or nil when there is none; a refusal of the keychain throws ``StorageError``
+    /// (`.keychain`) with its status.
     public func get(_ key: String) throws -> String? {
         var query = itemQuery(key)
         query[kSecReturnData as String] = true
@@ -44,7 +49,7 @@ public final class KeychainTokenStorage: TokenStorage {
         return value
     }
 
-    /// Usage: `try storage.set("refresh", token)`
+    /// Writes the item for `key`, readable after the device's first unlock and never synchronised to other devices.
     public func set(_ key: String, _ value: String) throws {
         let attributes: [String: Any] = [
             kSecValueData as String: Data(value.utf8),
@@ -58,7 +63,7 @@ public final class KeychainTokenStorage: TokenStorage {
         guard status == errSecSuccess else { throw failure("write", key, status) }
     }
 
-    /// Usage: `try storage.remove("refresh")`
+    /// Deletes the item for `key`; a missing item is not an error.
     public func remove(_ key: String) throws {
         let status = SecItemDelete(itemQuery(key) as CFDictionary)
         guard status == errSecSuccess || status == errSecItemNotFound else { throw failure("delete", key, status) }

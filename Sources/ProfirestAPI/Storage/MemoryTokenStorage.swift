@@ -12,32 +12,36 @@ public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable 
     private var values: [String: String] = [:]
     private let keyLocks = OwnedLockTable()
 
-    /// An empty storage. Usage: `let storage = MemoryTokenStorage()`
+    /// Makes an empty storage, for tests and for tools that may pair again on every start.
+    ///
+    /// ```swift
+    /// let api = ProfirestApi(options: .init(clientID: "profirest-pos", storage: MemoryTokenStorage()))
+    /// ```
     public init() {}
 
-    /// Usage: `let token = try storage.get("refresh")`
+    /// Reads the value held under `key`, or nil; never throws.
     public func get(_ key: String) throws -> String? {
         valuesLock.lock()
         defer { valuesLock.unlock() }
         return values[key]
     }
 
-    /// Usage: `try storage.set("refresh", "r1")`
+    /// Holds `value` under `key` until the process ends; never throws.
     public func set(_ key: String, _ value: String) throws {
         valuesLock.lock()
         defer { valuesLock.unlock() }
         values[key] = value
     }
 
-    /// Usage: `try storage.remove("refresh")`
+    /// Forgets `key`, as unpairing does; never throws.
     public func remove(_ key: String) throws {
         valuesLock.lock()
         defer { valuesLock.unlock() }
         values[key] = nil
     }
 
-    /// Runs `body` holding this key's lock; throws `StorageError` (`.reentrantLock`) on re-entry.
-    /// Usage: `try storage.withLock("refresh") { try storage.get("refresh") }`
+    /// Runs `body` holding this key's lock, which keeps out the other threads of this process (the only ones that
+    /// can see a memory storage); a nested call on the same thread throws `StorageError` (`.reentrantLock`).
     public func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
         let lock = keyLocks.lock(for: key)
         if lock.isHeldByCurrentThread {
@@ -53,8 +57,7 @@ public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable 
 }
 
 extension MemoryTokenStorage: CustomReflectable {
-    /// What `dump` and debuggers show: the keys held, never their values (a state document holds the tokens).
-    /// Usage: `dump(storage)`
+    /// Shows `dump` and debuggers the keys held and never their values, since a state document holds the tokens.
     public var customMirror: Mirror {
         valuesLock.lock()
         defer { valuesLock.unlock() }

@@ -71,7 +71,8 @@ final class StateStore: Sendable {
 
     // MARK: Storage access
 
-    /// Reads the document afresh from the storage. Usage: `let state = try store.read()`
+    /// Reads the document afresh from the storage, for the paths that must see another process's change (the
+    /// snapshot may be older).
     func read() throws -> StoredState {
         let state = try loadFromStorage()
         remember(state)

@@ -6,37 +6,47 @@
 /// do { _ = try storage.get("refresh") } catch let e as StorageError { print(e) }
 /// ```
 public struct StorageError: Error, CustomStringConvertible, Sendable {
-    /// What went wrong, for code that reacts differently (e.g. offers to reset a corrupt file).
-    /// Usage: `if error.kind == .corrupt { … }`
+    /// The kinds of storage failure, so that an app can react to one differently — offer to reset a damaged file,
+    /// say — instead of parsing the message.
+    ///
+    /// ```swift
+    /// if error.kind == .corrupt { offerToPairAgain() }
+    /// ```
     public enum Kind: Sendable, Hashable {
-        /// The stored data cannot be parsed. Usage: `case .corrupt:`
+        /// The stored document cannot be parsed: the file was damaged or written by something else. Never read as
+        /// "not paired", which would forget the pairing silently.
         case corrupt
-        /// The storage exists but cannot be read. Usage: `case .unreadable:`
+        /// The storage exists but cannot be read, usually for its permissions.
         case unreadable
-        /// A value could not be written. Usage: `case .unwritable:`
+        /// A value could not be written (a full disk, a read-only folder, permissions that could not be set); nothing
+        /// was changed.
         case unwritable
-        /// The cross-process lock could not be taken. Usage: `case .lockFailed:`
+        /// The lock that keeps other processes out could not be taken.
         case lockFailed
-        /// `withLock` was called again by the thread that holds the lock. Usage: `case .reentrantLock:`
+        /// `withLock` was called again by the thread that already holds the lock, which would otherwise deadlock.
         case reentrantLock
-        /// The system keychain refused the operation. Usage: `case .keychain:`
+        /// The system keychain refused the operation; the reason carries its status code.
         case keychain
     }
 
-    /// What went wrong. Usage: `error.kind`
+    /// The kind of failure, to decide by in code.
     public let kind: Kind
-    /// The file (or keychain service) concerned. Usage: `error.path`
+    /// The file (or keychain service) the failure concerns, so that the message can point a person at it.
     public let path: String
-    /// What happened and what to do. Usage: `error.reason`
+    /// What happened and what to do about it, for a person; never contains a stored value.
     public let reason: String
 
-    /// Usage: `throw StorageError(kind: .unwritable, path: p, reason: "the disk is full; free some space")`
+    /// Makes a storage error, for a ``TokenStorage`` of your own to report a failure the way the library's do.
+    ///
+    /// ```swift
+    /// throw StorageError(kind: .unwritable, path: path, reason: "the disk is full; free some space")
+    /// ```
     public init(kind: Kind, path: String, reason: String) {
         self.kind = kind
         self.path = path
         self.reason = reason
     }
 
-    /// `"<path>: <reason>"`. Usage: `print(error)`
+    /// The path and the reason in one line, `"<path>: <reason>"`, ready for a log or an alert.
     public var description: String { "\(path): \(reason)" }
 }

@@ -109,8 +109,8 @@ struct StoredState: Sendable, Equatable {
     }
 
     /// The state document's member that holds a feed's cursor: `events_cursor[:restaurant][:types]`, types sorted
-    /// and comma-joined so the same subscription finds its cursor whatever order the app lists them in.
-    /// Usage: `StoredState.cursorKey(restaurantID: "11", types: ["order.created"])`
+    /// and comma-joined so the same subscription finds its cursor whatever order the app lists them in:
+    /// `cursorKey(restaurantID: "11", types: ["order.created"])` is `events_cursor:11:order.created`.
     static func cursorKey(restaurantID: String?, types: [String]) -> String {
         var key = "events_cursor"
         if let restaurantID, !restaurantID.isEmpty { key += ":" + restaurantID }

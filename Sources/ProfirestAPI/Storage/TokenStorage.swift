@@ -7,11 +7,16 @@
 /// let storage: any TokenStorage = MemoryTokenStorage(); try storage.set("refresh", "r1")
 /// ```
 public protocol TokenStorage: Sendable {
-    /// The value stored under `key`, or nil when there is none. Usage: `let t = try storage.get("refresh")`
+    /// Reads the value stored under `key` — the library keeps one JSON document per connection there — or nil when
+    /// there is none.
+    ///
+    /// Throw ``StorageError`` when the storage cannot be read: an unreadable storage must not look empty, or the
+    /// connection would be forgotten silently.
     func get(_ key: String) throws -> String?
-    /// Stores `value` under `key`, replacing any previous value. Usage: `try storage.set("refresh", token)`
+    /// Stores `value` under `key`, replacing any previous value, so that the next `get` — in any process sharing the
+    /// storage — sees it.
     func set(_ key: String, _ value: String) throws
-    /// Forgets `key`; removing a missing key is not an error. Usage: `try storage.remove("refresh")`
+    /// Forgets `key`, for unpairing; removing a key that is not there is not an error.
     func remove(_ key: String) throws
 }
 
@@ -28,7 +33,11 @@ public protocol TokenStorage: Sendable {
 /// let token = try storage.withLock("refresh") { try storage.get("refresh") }
 /// ```
 public protocol LockingTokenStorage: TokenStorage {
-    /// Runs `body` while holding the lock for `key`; waits as long as another holder keeps it.
-    /// Usage: `try storage.withLock("refresh") { try storage.set("refresh", newToken) }`
+    /// Runs `body` while holding the lock for `key`, so that a read, a token refresh and the write of its result
+    /// happen as one step for every thread and process using the storage; waits as long as another holder keeps it.
+    ///
+    /// ```swift
+    /// try storage.withLock(key) { try storage.set(key, renewed(try storage.get(key))) }
+    /// ```
     func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T
 }

@@ -1,7 +1,12 @@
 import Foundation
 
 extension JSONValue: Codable {
-    /// Decodes any JSON value; integral numbers that fit `Int` become `.integer`. Usage: `try JSONDecoder().decode(JSONValue.self, from: data)`
+    /// Reads any JSON value, so that a body of unknown shape decodes without a model; integral numbers that fit
+    /// `Int` become `.integer`, keeping large ids exact.
+    ///
+    /// ```swift
+    /// let value = try JSONDecoder().decode(JSONValue.self, from: data)
+    /// ```
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -28,7 +33,7 @@ extension JSONValue: Codable {
         }
     }
 
-    /// Encodes the value as the JSON it stands for. Usage: `try JSONEncoder().encode(value)`
+    /// Writes the value as the JSON it stands for, so that a `JSONValue` can be a request body or a model member.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

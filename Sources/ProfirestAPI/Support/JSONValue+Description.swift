@@ -1,7 +1,7 @@
 extension JSONValue: CustomStringConvertible {
-    /// Compact JSON with sorted keys, so logs and test failures are stable.
+    /// The value as compact JSON with sorted keys, so that logs and test failures read the same every time.
+    ///
     /// Non-finite numbers, which JSON cannot hold, print as `null` (as JavaScript's `JSON.stringify` does).
-    /// Usage: `print(value)`
     public var description: String {
         var out = ""
         write(to: &out)

@@ -1,35 +1,44 @@
 extension JSONValue: ExpressibleByNilLiteral {
-    /// Usage: `let v: JSONValue = nil`
+    /// Writes JSON `null` as `nil` in a literal.
     public init(nilLiteral: ()) { self = .null }
 }
 
 extension JSONValue: ExpressibleByBooleanLiteral {
-    /// Usage: `let v: JSONValue = true`
+    /// Writes a JSON boolean as `true` or `false` in a literal.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension JSONValue: ExpressibleByIntegerLiteral {
-    /// Usage: `let v: JSONValue = 42`
+    /// Writes a JSON integer as an integer literal, kept exact as `.integer`.
     public init(integerLiteral value: Int) { self = .integer(value) }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
-    /// Usage: `let v: JSONValue = 1.5`
+    /// Writes a JSON number with a fraction as a floating-point literal.
     public init(floatLiteral value: Double) { self = .number(value) }
 }
 
 extension JSONValue: ExpressibleByStringLiteral {
-    /// Usage: `let v: JSONValue = "Jana"`
+    /// Writes a JSON string as a string literal.
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
 extension JSONValue: ExpressibleByArrayLiteral {
-    /// Usage: `let v: JSONValue = [1, "two", nil]`
+    /// Writes a JSON array as an array literal of any JSON values.
+    ///
+    /// ```swift
+    /// let tags: JSONValue = ["vip", 2, nil]
+    /// ```
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }
 
 extension JSONValue: ExpressibleByDictionaryLiteral {
-    /// Later duplicates win, as in a JSON parser. Usage: `let v: JSONValue = ["id": "e1", "count": 2]`
+    /// Writes a JSON object as a dictionary literal, so that a body reads like the JSON it sends; a later duplicate
+    /// key wins, as in a JSON parser.
+    ///
+    /// ```swift
+    /// let body: JSONValue = ["name": "Jana Nováková", "loyalty_points": 120]
+    /// ```
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(elements.count)

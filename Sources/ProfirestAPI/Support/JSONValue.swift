@@ -1,6 +1,7 @@
 import Foundation
 
-/// Any JSON value, for the parts of the API whose shape is open (custom fields, raw payloads).
+/// Any JSON value, for the parts of the API whose shape is open — an event's data, a problem's extra members, a
+/// quick look at an answer without a model.
 ///
 /// Integers are kept exactly (`Int`, so ids beyond 2^53 survive a round trip) and decimals as `Double`.
 /// JSON has a single number type, so `.integer(1)` and `.number(1.0)` compare and hash as equal.
@@ -9,30 +10,34 @@ import Foundation
 /// let c: JSONValue = ["name": "Jana", "id": "e1"]; let name = c["name"]?.stringValue
 /// ```
 public enum JSONValue: Sendable {
-    /// JSON `null`. Usage: `let v: JSONValue = nil`
+    /// JSON `null`, which differs from a missing member.
     case null
-    /// `true` or `false`. Usage: `let v: JSONValue = .bool(true)`
+    /// A JSON boolean.
     case bool(Bool)
-    /// A number without a fractional part that fits `Int`. Usage: `let v: JSONValue = .integer(9_007_199_254_740_993)`
+    /// A number without a fractional part that fits `Int`, kept exact so that ids beyond 2^53 survive.
     case integer(Int)
-    /// Any other number. Usage: `let v: JSONValue = .number(1.5)`
+    /// Any other number, as a `Double`.
     case number(Double)
-    /// A string. Usage: `let v: JSONValue = .string("Jana")`
+    /// A JSON string.
     case string(String)
-    /// An array. Usage: `let v: JSONValue = .array([1, "two"])`
+    /// A JSON array.
     case array([JSONValue])
-    /// An object. Usage: `let v: JSONValue = .object(["id": "e1"])`
+    /// A JSON object; the order of its members carries no meaning.
     case object([String: JSONValue])
 }
 
 extension JSONValue {
-    /// The string, or nil for any other kind of value. Usage: `let s = value.stringValue`
+    /// Reads the value as a string, or nil for any other kind of value, so that a lookup chains without a `switch`.
+    ///
+    /// ```swift
+    /// let orderID = event.data["order_id"]?.stringValue
+    /// ```
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
-    /// The integer, also from a `.number` with no fractional part that fits `Int`. Usage: `let n = value.intValue`
+    /// Reads the value as an integer, also from a `.number` with no fractional part that fits `Int`; nil otherwise.
     public var intValue: Int? {
         switch self {
         case .integer(let i): return i
@@ -41,7 +46,7 @@ extension JSONValue {
         }
     }
 
-    /// The number as a `Double`, also from `.integer` (rounded past 2^53). Usage: `let d = value.doubleValue`
+    /// Reads the value as a `Double`, also from `.integer` (rounded past 2^53); nil for anything but a number.
     public var doubleValue: Double? {
         switch self {
         case .integer(let i): return Double(i)
@@ -50,36 +55,38 @@ extension JSONValue {
         }
     }
 
-    /// The boolean, or nil for any other kind of value. Usage: `let b = value.boolValue`
+    /// Reads the value as a boolean, or nil for any other kind of value.
     public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
-    /// The elements, or nil when this is not an array. Usage: `let items = value.arrayValue ?? []`
+    /// Reads the elements of an array, or nil when this is not an array.
     public var arrayValue: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
-    /// The members, or nil when this is not an object. Usage: `let fields = value.objectValue ?? [:]`
+    /// Reads the members of an object, or nil when this is not an object.
     public var objectValue: [String: JSONValue]? {
         if case .object(let o) = self { return o }
         return nil
     }
 
-    /// Whether this is JSON `null`. Usage: `if value.isNull { … }`
+    /// Tells JSON `null` apart from a value, which a missing member (nil from a lookup) is not.
     public var isNull: Bool {
         if case .null = self { return true }
         return false
     }
 
-    /// The member named `key`; nil when missing or when this is not an object. Usage: `value["name"]?.stringValue`
+    /// Looks up the member named `key` of an object, nil when it is missing or this is not an object, so that paths
+    /// chain: `value["employee"]?["name"]?.stringValue`.
     public subscript(key: String) -> JSONValue? {
         objectValue?[key]
     }
 
-    /// The element at `index`; nil when out of range or when this is not an array. Usage: `value[0]?.intValue`
+    /// Looks up the element at `index` of an array, nil when it is out of range or this is not an array, so that a
+    /// lookup never traps.
     public subscript(index: Int) -> JSONValue? {
         guard case .array(let a) = self, a.indices.contains(index) else { return nil }
         return a[index]
@@ -87,7 +94,7 @@ extension JSONValue {
 }
 
 extension JSONValue: Hashable {
-    /// Compares structurally; numbers compare by value across `.integer` and `.number`. Usage: `a == b`
+    /// Compares two values as JSON does: structurally, with numbers equal by value across `.integer` and `.number`.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -102,7 +109,8 @@ extension JSONValue: Hashable {
         }
     }
 
-    /// Hashes consistently with `==` (an integral `.number` hashes like `.integer`). Usage: `Set<JSONValue>()`
+    /// Hashes consistently with `==` (an integral `.number` hashes like `.integer`), so that values work as set
+    /// members and dictionary keys.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)

@@ -6,18 +6,18 @@
 /// let rename = CustomerUpdate(email: .value("jana@example.cz"))
 /// ```
 public enum Nullable<Wrapped> {
-    /// JSON null.
+    /// Sends JSON `null`: in a merge patch, clears the member.
     case null
-    /// A value.
+    /// Sends this value: in a merge patch, sets the member.
     case value(Wrapped)
 
-    /// The value, or nil for null.
+    /// Reads the value, or nil when it is null — for code that treats null and absent alike.
     public var value: Wrapped? {
         if case .value(let wrapped) = self { return wrapped }
         return nil
     }
 
-    /// Transforms the value, keeping null.
+    /// Transforms the value and keeps null as null, so that a change of type does not lose the difference.
     public func map<T>(_ transform: (Wrapped) throws -> T) rethrows -> Nullable<T> {
         switch self {
         case .null: return .null
@@ -31,13 +31,13 @@ extension Nullable: Equatable where Wrapped: Equatable {}
 extension Nullable: Hashable where Wrapped: Hashable {}
 
 extension Nullable: Codable where Wrapped: Codable {
-    /// Decodes null or a value.
+    /// Reads JSON `null` as ``Nullable/null`` and anything else as a value, so that a decoded patch keeps null apart.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         self = container.decodeNil() ? .null : .value(try container.decode(Wrapped.self))
     }
 
-    /// Encodes null or the value.
+    /// Writes ``Nullable/null`` as JSON `null` and a value as itself.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -48,16 +48,16 @@ extension Nullable: Codable where Wrapped: Codable {
 }
 
 extension Nullable: ExpressibleByUnicodeScalarLiteral where Wrapped == String {
-    /// `note: "text"`
+    /// Lets a string literal stand for a value, as in `CustomerUpdate(note: "VIP")`.
     public init(unicodeScalarLiteral value: String) { self = .value(value) }
 }
 
 extension Nullable: ExpressibleByExtendedGraphemeClusterLiteral where Wrapped == String {
-    /// `note: "text"`
+    /// Lets a string literal stand for a value, as in `CustomerUpdate(note: "VIP")`.
     public init(extendedGraphemeClusterLiteral value: String) { self = .value(value) }
 }
 
 extension Nullable: ExpressibleByStringLiteral where Wrapped == String {
-    /// `note: "text"`
+    /// Lets a string literal stand for a value, as in `CustomerUpdate(note: "VIP")`.
     public init(stringLiteral value: String) { self = .value(value) }
 }

@@ -7,40 +7,40 @@
 /// ```
 public protocol ProfirestOpenEnum: RawRepresentable, Codable, Hashable, Sendable, ExpressibleByStringLiteral,
     CustomStringConvertible where RawValue == String {
-    /// Wraps any wire value.
+    /// Wraps any wire value, known or not, so that a value the server adds later is kept as it came.
     init(rawValue: String)
 }
 
 extension ProfirestOpenEnum {
-    /// A literal is a wire value: `let type: AttendancePunchType = "clock_in"`.
+    /// Lets a string literal stand for a wire value, as in `let type: AttendancePunchType = "clock_in"`.
     public init(stringLiteral value: String) {
         self.init(rawValue: value)
     }
 
-    /// Decodes any string.
+    /// Reads any string, so that an unknown value never fails decoding.
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }
 
-    /// Encodes the wire value.
+    /// Writes the wire value as a JSON string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 
-    /// The wire value.
+    /// The wire value, as the server sends it, for logs.
     public var description: String { rawValue }
 
-    /// `punch.state == AttendanceState.working`
+    /// Compares a model's plain `String` member with a constant, as in `punch.state == AttendanceState.working`.
     public static func == (lhs: String, rhs: Self) -> Bool { lhs == rhs.rawValue }
 
-    /// `AttendanceState.working == punch.state`
+    /// Compares a constant with a model's plain `String` member, as in `AttendanceState.working == punch.state`.
     public static func == (lhs: Self, rhs: String) -> Bool { lhs.rawValue == rhs }
 
-    /// `punch.state != AttendanceState.off`
+    /// Tells a model's plain `String` member apart from a constant, as in `punch.state != AttendanceState.off`.
     public static func != (lhs: String, rhs: Self) -> Bool { lhs != rhs.rawValue }
 
-    /// `AttendanceState.off != punch.state`
+    /// Tells a constant apart from a model's plain `String` member, as in `AttendanceState.off != punch.state`.
     public static func != (lhs: Self, rhs: String) -> Bool { lhs.rawValue != rhs }
 
     /// Lets a `switch` over a `String` member use the constants: `case AttendanceState.working:`.

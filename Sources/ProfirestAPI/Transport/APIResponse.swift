@@ -1,20 +1,22 @@
 import Foundation
 
-/// A whole HTTP response — status, headers and bytes: what a transport returns for every attempt, and what
-/// `api.send(_:_:body:options:)` returns for a success, so an app can read ETag, Location and other headers.
+/// A whole HTTP response — status, headers and bytes — so that an app can read what a model does not carry (an
+/// `ETag`, a `Location`): what `api.send(_:_:body:options:)` returns for a success, and what a transport returns for
+/// every attempt.
 ///
 /// ```swift
 /// let r = try await api.send("GET", "/customers/\(id)"); let etag = r.header("ETag")
 /// ```
 public struct APIResponse: Sendable, Hashable {
-    /// The HTTP status; from `api.send` a 2xx, or 304 after `ifNoneMatch`.
+    /// The HTTP status: from `api.send` a 2xx, or 304 after `ifNoneMatch`; from a transport, whatever came.
     public var status: Int
-    /// The headers as received; read them with ``header(_:)``, which ignores case.
+    /// The headers as received, with their names as the server wrote them; read one with ``header(_:)``, which
+    /// ignores case.
     public var headers: [String: String]
-    /// The body bytes; empty for 204 and 304.
+    /// The body bytes, to decode with `decode(as:)`; empty for 204 and 304.
     public var data: Data
 
-    /// A response as a transport (or a test double) builds it.
+    /// Makes a response, as a transport of your own or a test double answers the library.
     ///
     /// ```swift
     /// APIResponse(status: 200, headers: ["Content-Type": "application/json"], data: Data("{}".utf8))
@@ -25,6 +27,10 @@ public struct APIResponse: Sendable, Hashable {
         self.data = data
     }
 
-    /// A header's value, looked up without regard to case. Usage: `r.header("etag")`
+    /// Reads a header without regard to the case of its name, since servers and proxies spell them differently.
+    ///
+    /// ```swift
+    /// let etag = response.header("ETag")
+    /// ```
     public func header(_ name: String) -> String? { HTTPHeaders.value(name, in: headers) }
 }

@@ -5,13 +5,14 @@ import Foundation
 // sign-in carry secrets in their bodies (RedactedFields.swift).
 
 extension HTTPRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// Method, URL, headers with credentials redacted, and the body's size. Usage: `print(request)`
+    /// The method, URL, headers and the body's size, with credential headers redacted, so that a transport of your
+    /// own may log requests without leaking a token.
     public var description: String { RedactedFields.description(of: "HTTPRequest", safeFields) }
 
-    /// The same as `description`. Usage: `debugPrint(request)`
+    /// The same redacted text as ``description``, for `debugPrint`.
     public var debugDescription: String { description }
 
-    /// What `dump` and debuggers show: the same fields as `description`. Usage: `dump(request)`
+    /// Shows `dump` and debuggers the same redacted fields as ``description``, never a token or a body.
     public var customMirror: Mirror { Mirror(self, children: safeFields, displayStyle: .struct) }
 
     private var safeFields: [Mirror.Child] {
@@ -23,13 +24,14 @@ extension HTTPRequest: CustomStringConvertible, CustomDebugStringConvertible, Cu
 }
 
 extension APIResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// Status, headers with credentials redacted, and the body's size. Usage: `print(response)`
+    /// The status, headers and the body's size, with credential headers redacted, so that a response may be logged
+    /// even when its body carries tokens (a token endpoint's answer).
     public var description: String { RedactedFields.description(of: "APIResponse", safeFields) }
 
-    /// The same as `description`. Usage: `debugPrint(response)`
+    /// The same redacted text as ``description``, for `debugPrint`.
     public var debugDescription: String { description }
 
-    /// What `dump` and debuggers show: the same fields as `description`. Usage: `dump(response)`
+    /// Shows `dump` and debuggers the same redacted fields as ``description``, never a token or a body.
     public var customMirror: Mirror { Mirror(self, children: safeFields, displayStyle: .struct) }
 
     private var safeFields: [Mirror.Child] {

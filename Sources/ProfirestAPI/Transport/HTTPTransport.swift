@@ -1,7 +1,9 @@
 import Foundation
 
-/// Sends one HTTP request and returns the whole response. The library calls it once per attempt; retries,
-/// timeouts, tokens and error decoding stay in the library, so a transport only moves bytes.
+/// Moves one HTTP request and its whole response, so that an app can put its own networking (a proxy, a test
+/// double) under the library; retries, timeouts, tokens and errors stay in the library.
+///
+/// The library calls it once per attempt.
 ///
 /// A transport must not follow redirects (return the 3xx as it is) and should stop when its task is cancelled.
 /// Throw `URLError` for failures without an answer: `.timedOut` becomes the `timeout` code, anything else
@@ -11,41 +13,53 @@ import Foundation
 /// let api = ProfirestApi(options: .init(transport: URLSessionTransport()))
 /// ```
 public protocol HTTPTransport: Sendable {
-    /// Sends `request` and returns the status, headers and the complete body.
-    /// Usage: `let response = try await transport.send(request)`
+    /// Sends `request` as it is and returns the status, headers and complete body of the answer, whatever its status.
+    ///
+    /// Throw `URLError` when no answer came (`.timedOut` becomes the library's `timeout`, anything else
+    /// `network_error`); return a 3xx or 4xx as it is.
     func send(_ request: HTTPRequest) async throws -> APIResponse
 }
 
-/// A transport that can also hand out a response body piece by piece as it arrives (Server-Sent Events).
+/// A transport that can also hand out a response body piece by piece as it arrives, which the event feed's live
+/// stream (Server-Sent Events) needs; without it the feed polls.
 ///
 /// ```swift
 /// let head = try await transport.stream(request); for try await chunk in head.body { parse(chunk) }
 /// ```
 public protocol StreamingHTTPTransport: HTTPTransport {
-    /// Sends `request` and returns as soon as the status and headers are known; `body` yields the chunks.
-    /// Usage: `let streaming = try await transport.stream(request)`
+    /// Sends `request` and returns as soon as the status and headers are known, so that the reader can start on the
+    /// body while it still arrives; `body` yields the chunks as the server flushes them.
     func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse
 }
 
-/// One HTTP request as the library hands it to a transport: the URL is absolute and every header is final.
+/// One HTTP request as the library hands it to a transport, complete — the URL absolute, every header final — so
+/// that a transport sends it without adding anything.
 ///
 /// ```swift
 /// let request = HTTPRequest(method: "GET", url: URL(string: "https://api.mujprofirest.cz/v2/connection")!)
 /// ```
 public struct HTTPRequest: Sendable, Hashable {
-    /// The method, upper case. Usage: `request.method == "POST"`
+    /// The HTTP method, upper case (`GET`, `POST`…).
     public var method: String
-    /// The absolute URL. Usage: `request.url.path`
+    /// The absolute URL, query included.
     public var url: URL
-    /// The headers to send, exactly as named here. Usage: `request.headers["Idempotency-Key"]`
+    /// The headers to send, exactly as named here; read one without regard to case with ``header(_:)``.
     public var headers: [String: String]
-    /// The body, if any. Usage: `request.body?.count`
+    /// The body bytes, or nil for a request without one.
     public var body: Data?
-    /// The limit of this attempt, body included. The library ends an attempt at this limit around any transport;
-    /// a transport may also use it for its own timeouts. Usage: `urlRequest.timeoutInterval = request.timeout`
+    /// How long this attempt may take, body included; the library ends the attempt then whatever the transport
+    /// does, and a transport may use it for its own timeouts too.
+    ///
+    /// ```swift
+    /// urlRequest.timeoutInterval = request.timeout
+    /// ```
     public var timeout: TimeInterval
 
-    /// Usage: `HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"])`
+    /// Makes a request, for a test that calls a transport directly.
+    ///
+    /// ```swift
+    /// HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"])
+    /// ```
     public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 30) {
         self.method = method
         self.url = url
@@ -54,25 +68,33 @@ public struct HTTPRequest: Sendable, Hashable {
         self.timeout = timeout
     }
 
-    /// The value of a header, looked up without regard to case. Usage: `request.header("idempotency-key")`
+    /// Reads a header without regard to the case of its name, since HTTP header names are case-insensitive.
+    ///
+    /// ```swift
+    /// request.header("idempotency-key")
+    /// ```
     public func header(_ name: String) -> String? { HTTPHeaders.value(name, in: headers) }
 }
 
-/// The head of a streamed response and its body as it arrives.
+/// A streamed response: its status and headers at once, and its body as it arrives, for the event feed's live
+/// stream.
 ///
 /// ```swift
 /// for try await chunk in streaming.body { buffer.append(chunk) }
 /// ```
 public struct HTTPStreamingResponse: Sendable {
-    /// The HTTP status code. Usage: `streaming.status`
+    /// The HTTP status of the answer, which tells a stream (200) from a refusal.
     public var status: Int
-    /// The headers as received. Usage: `streaming.headers["Content-Type"]`
+    /// The headers as received, among them the `Content-Type` that tells an event stream from an error page.
     public var headers: [String: String]
-    /// The body in the pieces the server flushed; ends when the response ends, throws when it breaks off.
-    /// Usage: `for try await chunk in streaming.body { … }`
+    /// The body in the pieces the server flushed; it ends when the response ends and throws when it breaks off.
     public var body: AsyncThrowingStream<Data, Error>
 
-    /// Usage: `HTTPStreamingResponse(status: 200, headers: [:], body: stream)`
+    /// Makes a streamed response, for a transport of your own or a test double of the live stream.
+    ///
+    /// ```swift
+    /// HTTPStreamingResponse(status: 200, headers: ["Content-Type": "text/event-stream"], body: chunks)
+    /// ```
     public init(status: Int, headers: [String: String], body: AsyncThrowingStream<Data, Error>) {
         self.status = status
         self.headers = headers
