@@ -1,8 +1,9 @@
 // generated — do not edit: tools/article_snippets.py writes it from the ```swift blocks of
 // Sources/ProfirestAPI/ProfirestAPI.docc/*.md (`make docs` or `make generate`); `make test` fails when it is stale.
 //
-// Each block is a method of ArticleSnippetContext (Docs/ArticleSnippetsSupport.swift), never called: compiling it
-// against the public API is the test.
+// Each block is a method of ArticleSnippetContext (Docs/ArticleSnippetsSupport.swift), or its members when it only
+// declares. Compiling them against the public API is the test; only the testing article's examples are also run
+// (ArticleSnippetsTests). #sourceLocation makes the compiler report a line of a block at its line in the article.
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -484,9 +485,9 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // SigningInStaff.md, line 42
+    // SigningInStaff.md, line 43
     func signingInStaff2() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/SigningInStaff.md", line: 42)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/SigningInStaff.md", line: 43)
         do {
             try await api.signInStaff(restaurantID: rid, credential: StaffCredential(method: "card", secret: cardNumber))
         } catch let error as ProfirestAPIError where error.code == ErrorCode.staffLocked {
@@ -497,9 +498,9 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // SigningInStaff.md, line 62
+    // SigningInStaff.md, line 63
     func signingInStaff3() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/SigningInStaff.md", line: 62)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/SigningInStaff.md", line: 63)
         try await api.post("/restaurants/\(rid)/receipts", body: receipt, options: .init(staff: .required))
 
         let presence = try await api.attendance.listPresence(restaurantID: rid, options: .init(staff: .none))
@@ -508,9 +509,9 @@ extension ArticleSnippetContext {
         _ = presence
     }
 
-    // SigningInStaff.md, line 78
+    // SigningInStaff.md, line 79
     func signingInStaff4() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/SigningInStaff.md", line: 78)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/SigningInStaff.md", line: 79)
         let api = ProfirestApi(options: .init(
             clientID: "profirest-pos",
             storage: FileTokenStorage(path: "pos-tokens.json"),
