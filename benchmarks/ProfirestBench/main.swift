@@ -224,6 +224,17 @@ func cpuMicroseconds() -> Double {
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
 }
 
+/// CPU time (user + system) of another process of this machine, microseconds (Linux /proc; NaN elsewhere).
+func cpuMicroseconds(of pid: Int32) -> Double {
+    let stat = procFile("/proc/\(pid)/stat")
+    // The fields after the command name (which is in parentheses and may hold spaces): utime and stime are the
+    // 12th and 13th of them, in clock ticks.
+    guard let close = stat.lastIndex(of: ")") else { return .nan }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+    return (user + system) * 1e6 / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
 /// Milliseconds per request of `count` sequential requests.
 func sequential(_ fetch: Fetch, count: Int) async throws -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
@@ -375,6 +386,8 @@ func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: A
     var seq: Times = [:]
     var conc: Times = [:]
     var concCPU: Times = [:]  // µs of CPU per request, concurrent
+    var serverCPU: Times = [:]  // µs of the loopback server's CPU per request, concurrent
+    let serverPID = server.server.process.processIdentifier
     for round in 0..<settings.rounds {
         // Rotate the order each round so no variant always runs first.
         let order = (0..<variants.count).map { variants[($0 + round) % variants.count] }
@@ -383,10 +396,12 @@ func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: A
         }
         for variant in order {
             let cpu = cpuMicroseconds()
+            let serverStart = cpuMicroseconds(of: serverPID)
             conc[variant.name, default: []].append(
                 try await concurrent(variant.fetch, tasks: settings.concurrentTasks, perTask: settings.concurrentPerTask))
-            concCPU[variant.name, default: []].append(
-                (cpuMicroseconds() - cpu) / Double(settings.concurrentTasks * settings.concurrentPerTask))
+            let requests = Double(settings.concurrentTasks * settings.concurrentPerTask)
+            concCPU[variant.name, default: []].append((cpuMicroseconds() - cpu) / requests)
+            serverCPU[variant.name, default: []].append((cpuMicroseconds(of: serverPID) - serverStart) / requests)
         }
         FileHandle.standardError.write(Data("round \(round + 1)/\(settings.rounds) done\n".utf8))
     }
@@ -394,6 +409,7 @@ func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: A
     let s = seq.mapValues(median)
     let c = conc.mapValues(median)
     let cpu = concCPU.mapValues(median)
+    let serverCost = serverCPU.mapValues(median)
     var results: [String: Any] = [:]
     for group in groups {
         let figures = switch group {
@@ -406,6 +422,7 @@ func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: A
             perRequest[variant.name] = [
                 "sequential": rounded(s[variant.name]!), "concurrent_64": rounded(c[variant.name]!),
                 "concurrent_64_cpu_us": rounded(cpu[variant.name]!),
+                "concurrent_64_server_cpu_us": rounded(serverCost[variant.name]!),
             ]
         }
         results["\(group.rawValue)_ms_per_request"] = perRequest
@@ -425,10 +442,10 @@ func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: A
         results["post_concurrent_cpu_ratio_both_close"] = ratio(concCPU, "post-lib", "post-raw-close")
     }
 
-    print("ms per request (median)      sequential   concurrent(64)   CPU µs/request (64)")
+    print("ms per request (median)      sequential   concurrent(64)   CPU µs/request (64): client  server")
     for name in s.keys.sorted() {
         print(name.padding(toLength: 28, withPad: " ", startingAt: 0),
-              String(format: "%10.4f   %10.4f   %10.1f", s[name]!, c[name]!, cpu[name]!))
+              String(format: "%10.4f   %10.4f   %10.1f  %10.1f", s[name]!, c[name]!, cpu[name]!, serverCost[name]!))
     }
     for key in results.keys.sorted() where key.hasSuffix("ratio") || key.contains("ratio_") || key.contains("cost") {
         print(key, results[key]!)
