@@ -61,7 +61,7 @@ def main():
         ax.text(min(fraction, 2.0) + 0.02, i, f"{fraction:.2f}", va="center", fontsize=8)
     ax.axvline(1.0, color="black", linewidth=1)
     ax.set_xlim(0, 2.2)
-    ax.set_xlabel("figure ÷ its target (events/s: target ÷ figure); left of the line = target met; bars cut at 2")
+    ax.set_xlabel("figure ÷ target (for events/s: target ÷ figure) — left of the line: met")
     machine = results.get("bench_machine", {})
     ax.set_title(f"make bench — {machine.get('date', '?')}, {machine.get('cores', '?')} × {machine.get('cpu', '?')}, "
                  f"load {machine.get('load_average_at_start', ['?'])[0]} at start", fontsize=9)

@@ -205,10 +205,6 @@ func pacedRun(_ server: BenchServer, rate: Int, seconds: Double, settings: Event
     let p99 = percentile(steady, 0.99)
     let offered = seen.sentSeconds > 0 ? Double(seen.count - 1) / seen.sentSeconds : Double(rate)
     let sustained = seen.count >= count && p99 <= settings.sustainedP99
-    if let trace = ProcessInfo.processInfo.environment["BENCH_SSE_TRACE"] {
-        try? seen.latencies.map { String(format: "%.3f", $0) }.joined(separator: "\n")
-            .write(toFile: "\(trace)-\(rate).txt", atomically: true, encoding: .utf8)
-    }
     FileHandle.standardError.write(Data(String(
         format: "sse: %6d events/s asked (%.0f written), %d of %d events, p50 %.2f ms, p99 %.2f ms%@\n",
         rate, offered, seen.count, count, p50, p99, sustained ? "" : " — not sustained").utf8))
@@ -223,12 +219,6 @@ func eventStreamResults(_ arguments: [String]) async throws -> [String: Any] {
     var p50: [String: Double] = [:]
     var p99: [String: Double] = [:]
 
-    if let rates = ProcessInfo.processInfo.environment["BENCH_SSE_RATES"] {
-        for rate in rates.split(separator: ",").compactMap({ Int($0) }) {
-            _ = try await pacedRun(server, rate: rate, seconds: settings.paceSeconds, settings: settings)
-        }
-        return [:]
-    }
     // Warm up: one short run (connections, caches, the decoder's metadata).
     _ = try await pacedRun(server, rate: 1_000, seconds: 1, settings: settings)
 
