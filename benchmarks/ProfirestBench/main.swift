@@ -6,6 +6,8 @@
 //   raw-close      the same with `Connection: close`
 //   raw-handler    raw URLSession with dataTask(with:completionHandler:) and its default delegate queue, as the
 //                  library's transport did before: what the hop through that OperationQueue costs (BENCHMARKS.md)
+//   raw-nocache    raw URLSession data(for:) on a session without a URLCache, as the library's sessions are (so
+//                  that no body with a token is kept): what FoundationNetworking does differently without one
 //   lib            ProfirestApi with its default transport (on Linux: keep-alive while busy, see ConnectionReuse)
 //   lib-keepalive  ProfirestApi over URLSessionTransport(connectionReuse: .keepAlive)
 //   lib-close      ProfirestApi over URLSessionTransport(connectionReuse: .closeAfterEachRequest)
@@ -122,9 +124,12 @@ func makeVariants(port: Int) -> [Variant] {
     /// Raw URLSession on a session of its own: `request` builds each request (per call, as an app would),
     /// `decode` reads the 200's body.
     func raw(
-        close: Bool, request: @escaping @Sendable () throws -> URLRequest, decode: @escaping @Sendable (Data) throws -> Int
+        close: Bool, cache: Bool = true, request: @escaping @Sendable () throws -> URLRequest,
+        decode: @escaping @Sendable (Data) throws -> Int
     ) -> Fetch {
-        let session = URLSession(configuration: .ephemeral)
+        let configuration = URLSessionConfiguration.ephemeral
+        if !cache { configuration.urlCache = nil }
+        let session = URLSession(configuration: configuration)
         return {
             var request = try request()
             if close { request.setValue("close", forHTTPHeaderField: "Connection") }
@@ -153,8 +158,8 @@ func makeVariants(port: Int) -> [Variant] {
             return try decoder.decode(StaffMemberPage.self, from: data).data.count
         }
     }
-    func rawGet(close: Bool) -> Fetch {
-        raw(close: close) {
+    func rawGet(close: Bool, cache: Bool = true) -> Fetch {
+        raw(close: close, cache: cache) {
             var request = URLRequest(url: url)
             request.setValue("application/json", forHTTPHeaderField: "Accept")
             return request
@@ -205,6 +210,7 @@ func makeVariants(port: Int) -> [Variant] {
         Variant(name: "lib", group: .get, fetch: libraryGet(URLSessionTransport())),
         Variant(name: "raw-close", group: .get, fetch: rawGet(close: true)),
         Variant(name: "raw-handler", group: .get, fetch: rawHandlerGet()),
+        Variant(name: "raw-nocache", group: .get, fetch: rawGet(close: false, cache: false)),
         Variant(name: "lib-keepalive", group: .get, fetch: libraryGet(URLSessionTransport(connectionReuse: .keepAlive))),
         Variant(name: "lib-close", group: .get, fetch: libraryGet(URLSessionTransport(connectionReuse: .closeAfterEachRequest))),
         Variant(name: "post-raw", group: .post, fetch: rawPost(close: false)),
@@ -436,6 +442,12 @@ func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: A
         // The cause of the gap this library had: the completion handler's hop through the delegate queue.
         results["completion_hop_cost_concurrent"] = ratio(conc, "raw-handler", "raw")
         results["completion_hop_cpu_cost_concurrent"] = ratio(concCPU, "raw-handler", "raw")
+        // What is left of it: raw URLSession configured as the library's sessions are (no URLCache) is as slow.
+        results["get_sequential_ratio_vs_raw_without_cache"] = ratio(seq, "lib", "raw-nocache")
+        results["get_concurrent_ratio_vs_raw_without_cache"] = ratio(conc, "lib", "raw-nocache")
+        results["no_cache_cost_sequential"] = ratio(seq, "raw-nocache", "raw")
+        results["no_cache_cost_concurrent"] = ratio(conc, "raw-nocache", "raw")
+        results["no_cache_cpu_cost_concurrent"] = ratio(concCPU, "raw-nocache", "raw")
     }
     if groups.contains(.post) {
         results["post_concurrent_cpu_ratio"] = ratio(concCPU, "post-lib", "post-raw")
