@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: snippets check-snippets dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
+.PHONY: chart snippets check-snippets dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, fuzz,
 ## the release archive
@@ -125,14 +125,28 @@ demo-test: venv build
 demo: venv
 	@scripts/demo.sh
 
-## bench: library vs raw URLSession on loopback, and the refresh stampede (in-process and 8 processes) against the
-## sandbox; writes benchmarks/results/latest.json. BENCH_BUILD_FLAGS adds swift build options (e.g. --scratch-path).
+## bench: every figure of BENCHMARKS.md — library vs raw URLSession on loopback (GET, POST, paging), the event feed
+## (latency, rate, memory, polling), the refresh stampede (in-process and 8 processes) against the sandbox, clean
+## build times — into benchmarks/results/latest.json, then the chart benchmarks/results/figures.png (about 6 minutes).
+## BENCH_SKIP leaves parts out (e.g. BENCH_SKIP=build,stampede; parts: get, post, sse, paging, stampede, build);
+## BENCH_BUILD_FLAGS adds swift build options (e.g. --scratch-path).
 BENCH_BUILD_FLAGS ?=
-bench: venv
+BENCH_SKIP ?=
+bench: venv $(VENV)/.bench-installed
 	$(SWIFT) build -c release --product ProfirestBench $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
 	$(SWIFT) build -c release --product ProfirestRefreshProbe $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build -c release --show-bin-path $(BENCH_BUILD_FLAGS))/ProfirestBench \
-		--output benchmarks/results/latest.json
+		--output benchmarks/results/latest.json $(if $(BENCH_SKIP),--skip $(BENCH_SKIP))
+	$(VPY) benchmarks/chart.py benchmarks/results/latest.json benchmarks/results/figures.png
+
+## chart: benchmarks/results/figures.png from benchmarks/results/latest.json (matplotlib, benchmarks/requirements.txt)
+chart: venv $(VENV)/.bench-installed
+	$(VPY) benchmarks/chart.py benchmarks/results/latest.json benchmarks/results/figures.png
+
+## The chart's Python packages, only for make bench / make chart (make test does not need them).
+$(VENV)/.bench-installed: benchmarks/requirements.txt $(VENV)/.installed
+	$(VPY) -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt
+	touch $@
 
 clean:
 	rm -rf .build $(VENV) dist

@@ -4,6 +4,10 @@
 // Variants run interleaved round by round (so drift of the machine hits all of them alike):
 //   raw            URLSession (ephemeral, keep-alive) data(for:) + JSONDecoder — what an app would write
 //   raw-close      the same with `Connection: close`
+//   raw-handler    raw URLSession with dataTask(with:completionHandler:) and its default delegate queue, as the
+//                  library's transport did before: what the hop through that OperationQueue costs (BENCHMARKS.md)
+//   raw-nocache    raw URLSession data(for:) on a session without a URLCache, as the library's sessions are (so
+//                  that no body with a token is kept): what FoundationNetworking does differently without one
 //   lib            ProfirestApi with its default transport (on Linux: keep-alive while busy, see ConnectionReuse)
 //   lib-keepalive  ProfirestApi over URLSessionTransport(connectionReuse: .keepAlive)
 //   lib-close      ProfirestApi over URLSessionTransport(connectionReuse: .closeAfterEachRequest)
@@ -13,8 +17,14 @@
 //   post-raw-close the same with `Connection: close`: the price of the handshake alone
 //   post-lib       ProfirestApi.post of the same body with its default transport (on Linux every request with a
 //                  body goes out with `Connection: close` on a session of its own, see ConnectionReuse)
-// Reported per request (ms), median over rounds; ratios (library ÷ raw) are medians of per-round ratios. Writes benchmarks/results/latest.json,
-// keeping keys other benchmarks put there. `--only get` / `--only post` runs one group without the stampede.
+// Reported per request (ms), median over rounds; ratios (library ÷ raw) are medians of per-round ratios, with the
+// client's CPU time per request beside them (getrusage of this process around each measurement: what the library
+// costs, less disturbed by the other users of a shared machine than wall time). Writes
+// benchmarks/results/latest.json, keeping keys other benchmarks put there.
+//
+// Then the event feed (EventStream.swift), paging (Paging.swift), the refresh stampede (Stampede.swift) and clean
+// build times (BuildTimes.swift). `--only get|post|sse|paging|stampede|build` runs one part; `--skip a,b` leaves
+// parts out (`make bench BENCH_SKIP=build`). See BENCHMARKS.md.
 import Foundation
 import ProfirestAPI
 import ProfirestTestSupport
@@ -29,9 +39,10 @@ struct Settings {
     var concurrentPerTask = 16
     var output = "benchmarks/results/latest.json"
     var serverScript = "tools/loopback_server.py"
-    /// `--only stampede`: skip the GET and POST comparisons (to look at the stampede alone); `--only get` or
-    /// `--only post`: that comparison alone, without the stampede.
+    /// `--only <part>`: that part alone (get, post, sse, paging, stampede, build).
     var only: String?
+    /// `--skip a,b`: leave these parts out.
+    var skip: Set<String> = []
 
     init(_ arguments: [String]) {
         var i = 1
@@ -44,6 +55,7 @@ struct Settings {
             case "--output": output = value
             case "--server": serverScript = value
             case "--only": only = value
+            case "--skip": skip = Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             default: break
             }
             i += 2
@@ -112,9 +124,12 @@ func makeVariants(port: Int) -> [Variant] {
     /// Raw URLSession on a session of its own: `request` builds each request (per call, as an app would),
     /// `decode` reads the 200's body.
     func raw(
-        close: Bool, request: @escaping @Sendable () throws -> URLRequest, decode: @escaping @Sendable (Data) throws -> Int
+        close: Bool, cache: Bool = true, request: @escaping @Sendable () throws -> URLRequest,
+        decode: @escaping @Sendable (Data) throws -> Int
     ) -> Fetch {
-        let session = URLSession(configuration: .ephemeral)
+        let configuration = URLSessionConfiguration.ephemeral
+        if !cache { configuration.urlCache = nil }
+        let session = URLSession(configuration: configuration)
         return {
             var request = try request()
             if close { request.setValue("close", forHTTPHeaderField: "Connection") }
@@ -123,8 +138,28 @@ func makeVariants(port: Int) -> [Variant] {
             return try decode(data)
         }
     }
-    func rawGet(close: Bool) -> Fetch {
-        raw(close: close) {
+    /// The completion-handler path with URLSession's own delegate queue (an OperationQueue): one more hop per request.
+    func rawHandlerGet() -> Fetch {
+        let session = URLSession(configuration: .ephemeral)
+        return {
+            var request = URLRequest(url: url)
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            let data: Data = try await withCheckedThrowingContinuation { continuation in
+                session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if (response as? HTTPURLResponse)?.statusCode == 200, let data {
+                        continuation.resume(returning: data)
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }.resume()
+            }
+            return try decoder.decode(StaffMemberPage.self, from: data).data.count
+        }
+    }
+    func rawGet(close: Bool, cache: Bool = true) -> Fetch {
+        raw(close: close, cache: cache) {
             var request = URLRequest(url: url)
             request.setValue("application/json", forHTTPHeaderField: "Accept")
             return request
@@ -174,12 +209,36 @@ func makeVariants(port: Int) -> [Variant] {
         Variant(name: "transport-keepalive", group: .get, fetch: transportOnly()),
         Variant(name: "lib", group: .get, fetch: libraryGet(URLSessionTransport())),
         Variant(name: "raw-close", group: .get, fetch: rawGet(close: true)),
+        Variant(name: "raw-handler", group: .get, fetch: rawHandlerGet()),
+        Variant(name: "raw-nocache", group: .get, fetch: rawGet(close: false, cache: false)),
         Variant(name: "lib-keepalive", group: .get, fetch: libraryGet(URLSessionTransport(connectionReuse: .keepAlive))),
         Variant(name: "lib-close", group: .get, fetch: libraryGet(URLSessionTransport(connectionReuse: .closeAfterEachRequest))),
         Variant(name: "post-raw", group: .post, fetch: rawPost(close: false)),
         Variant(name: "post-lib", group: .post, fetch: libraryPost()),
         Variant(name: "post-raw-close", group: .post, fetch: rawPost(close: true)),
     ]
+}
+
+/// CPU time of this process (user + system), microseconds.
+func cpuMicroseconds() -> Double {
+    var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+}
+
+/// CPU time (user + system) of another process of this machine, microseconds (Linux /proc; NaN elsewhere).
+func cpuMicroseconds(of pid: Int32) -> Double {
+    let stat = procFile("/proc/\(pid)/stat")
+    // The fields after the command name (which is in parentheses and may hold spaces): utime and stime are the
+    // 12th and 13th of them, in clock ticks.
+    guard let close = stat.lastIndex(of: ")") else { return .nan }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+    return (user + system) * 1e6 / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 /// Milliseconds per request of `count` sequential requests.
@@ -276,25 +335,55 @@ func setup(_ group: Group, _ settings: Settings) -> String {
         + "\(settings.concurrentTasks)x\(settings.concurrentPerTask) concurrent, interleaved; medians"
 }
 
-/// The groups `--only` picks (all without it), or nil for `--only stampede`.
-func groups(_ settings: Settings) throws -> [Group]? {
-    switch settings.only {
-    case nil: return Group.allCases
-    case "stampede": return nil
-    case let only?:
-        guard let group = Group(rawValue: only) else { throw BenchFailure("--only takes stampede, get or post, not \(only)") }
-        return [group]
+/// The parts of the bench, in the order they run.
+let parts = ["get", "post", "sse", "paging", "stampede", "build"]
+
+/// The parts `--only` and `--skip` leave to run.
+func chosenParts(_ settings: Settings) throws -> [String] {
+    for part in settings.skip.union(settings.only.map { [$0] } ?? []) where !parts.contains(part) {
+        throw BenchFailure("--only and --skip take \(parts.joined(separator: ", ")), not \(part)")
     }
+    return parts.filter { (settings.only == nil || settings.only == $0) && !settings.skip.contains($0) }
 }
 
 func run() async throws {
     if CommandLine.arguments.contains("--soak-writer") { return try await runSoakWriter(CommandLine.arguments) }
     if CommandLine.arguments.contains("--soak") { return try await runSoak(CommandLine.arguments) }
-    let settings = Settings(CommandLine.arguments)
-    guard let groups = try groups(settings) else {
-        try merge(try await stampedeResults(CommandLine.arguments), into: settings.output)
-        return
+    if let child = CommandLine.arguments.firstIndex(of: "--child") {
+        let arguments = CommandLine.arguments
+        let base = arguments.firstIndex(of: "--base").map { arguments[$0 + 1] } ?? ""
+        switch arguments[child + 1] {
+        case "sse-run": return try await sseRunChild(base: base, arguments)
+        case "paging-memory": return try await pagingMemoryChild(base: base)
+        default: throw BenchFailure("unknown --child \(arguments[child + 1])")
+        }
     }
+    let settings = Settings(CommandLine.arguments)
+    let chosen = try chosenParts(settings)
+    var machine = machineDescription()
+    machine["load_average_at_start"] = loadAverage()
+    let started = Date()
+    // Each part's keys are merged into the file as soon as it is done.
+    func save(_ results: [String: Any]) throws {
+        machine["load_average_at_end"] = loadAverage()
+        machine["date"] = ISO8601DateFormatter().string(from: Date())
+        var results = results
+        results["bench_machine"] = machine
+        try merge(results, into: settings.output)
+    }
+    let groups = Group.allCases.filter { chosen.contains($0.rawValue) }
+    if !groups.isEmpty { try save(try await compare(groups, settings)) }
+    if chosen.contains("sse") { try save(try await eventStreamResults(CommandLine.arguments)) }
+    if chosen.contains("paging") { try save(try await pagingResults(CommandLine.arguments)) }
+    if chosen.contains("stampede") { try save(try await stampedeResults(CommandLine.arguments)) }
+    // Last: a clean build takes both cores for minutes.
+    if chosen.contains("build") { try save(try buildTimeResults()) }
+    FileHandle.standardError.write(Data(String(format: "bench: %@ in %.0f s\n", chosen.joined(separator: ", "),
+        Date().timeIntervalSince(started)).utf8))
+}
+
+/// The GET and POST comparisons against raw URLSession, interleaved round by round.
+func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: Any] {
     let server = try Server(script: settings.serverScript)
     defer { server.stop() }
     let variants = makeVariants(port: server.port).filter { groups.contains($0.group) }
@@ -302,6 +391,9 @@ func run() async throws {
 
     var seq: Times = [:]
     var conc: Times = [:]
+    var concCPU: Times = [:]  // µs of CPU per request, concurrent
+    var serverCPU: Times = [:]  // µs of the loopback server's CPU per request, concurrent
+    let serverPID = server.server.process.processIdentifier
     for round in 0..<settings.rounds {
         // Rotate the order each round so no variant always runs first.
         let order = (0..<variants.count).map { variants[($0 + round) % variants.count] }
@@ -309,14 +401,21 @@ func run() async throws {
             seq[variant.name, default: []].append(try await sequential(variant.fetch, count: settings.sequential))
         }
         for variant in order {
+            let cpu = cpuMicroseconds()
+            let serverStart = cpuMicroseconds(of: serverPID)
             conc[variant.name, default: []].append(
                 try await concurrent(variant.fetch, tasks: settings.concurrentTasks, perTask: settings.concurrentPerTask))
+            let requests = Double(settings.concurrentTasks * settings.concurrentPerTask)
+            concCPU[variant.name, default: []].append((cpuMicroseconds() - cpu) / requests)
+            serverCPU[variant.name, default: []].append((cpuMicroseconds(of: serverPID) - serverStart) / requests)
         }
         FileHandle.standardError.write(Data("round \(round + 1)/\(settings.rounds) done\n".utf8))
     }
 
     let s = seq.mapValues(median)
     let c = conc.mapValues(median)
+    let cpu = concCPU.mapValues(median)
+    let serverCost = serverCPU.mapValues(median)
     var results: [String: Any] = [:]
     for group in groups {
         let figures = switch group {
@@ -326,27 +425,44 @@ func run() async throws {
         results.merge(figures) { $1 }
         var perRequest: [String: Any] = [:]
         for variant in variants where variant.group == group {
-            perRequest[variant.name] = ["sequential": rounded(s[variant.name]!), "concurrent_64": rounded(c[variant.name]!)]
+            perRequest[variant.name] = [
+                "sequential": rounded(s[variant.name]!), "concurrent_64": rounded(c[variant.name]!),
+                "concurrent_64_cpu_us": rounded(cpu[variant.name]!),
+                "concurrent_64_server_cpu_us": rounded(serverCost[variant.name]!),
+            ]
         }
         results["\(group.rawValue)_ms_per_request"] = perRequest
         results["\(group.rawValue)_bench_setup"] = setup(group, settings)
     }
-
-    // The refresh stampede and the cross-process refresh against the sandbox (Stampede.swift); not when --only
-    // picked one comparison.
-    if settings.only == nil {
-        for (key, value) in try await stampedeResults(CommandLine.arguments) { results[key] = value }
+    if groups.contains(.get) {
+        results["get_concurrent_ratio_quartiles"] = quartiles(perRound(conc, "lib", "raw")).map(rounded)
+        results["get_concurrent_ratio_rounds"] = perRound(conc, "lib", "raw").map(rounded)
+        results["get_concurrent_cpu_ratio"] = ratio(concCPU, "lib", "raw")
+        results["get_concurrent_cpu_ratio_transport"] = ratio(concCPU, "transport-keepalive", "raw")
+        // The cause of the gap this library had: the completion handler's hop through the delegate queue.
+        results["completion_hop_cost_concurrent"] = ratio(conc, "raw-handler", "raw")
+        results["completion_hop_cpu_cost_concurrent"] = ratio(concCPU, "raw-handler", "raw")
+        // What is left of it: raw URLSession configured as the library's sessions are (no URLCache) is as slow.
+        results["get_sequential_ratio_vs_raw_without_cache"] = ratio(seq, "lib", "raw-nocache")
+        results["get_concurrent_ratio_vs_raw_without_cache"] = ratio(conc, "lib", "raw-nocache")
+        results["no_cache_cost_sequential"] = ratio(seq, "raw-nocache", "raw")
+        results["no_cache_cost_concurrent"] = ratio(conc, "raw-nocache", "raw")
+        results["no_cache_cpu_cost_concurrent"] = ratio(concCPU, "raw-nocache", "raw")
+    }
+    if groups.contains(.post) {
+        results["post_concurrent_cpu_ratio"] = ratio(concCPU, "post-lib", "post-raw")
+        results["post_concurrent_cpu_ratio_both_close"] = ratio(concCPU, "post-lib", "post-raw-close")
     }
 
-    try merge(results, into: settings.output)
-
-    print("ms per request (median)      sequential   concurrent(64)")
+    print("ms per request (median)      sequential   concurrent(64)   CPU µs/request (64): client  server")
     for name in s.keys.sorted() {
-        print(name.padding(toLength: 28, withPad: " ", startingAt: 0), String(format: "%10.4f   %10.4f", s[name]!, c[name]!))
+        print(name.padding(toLength: 28, withPad: " ", startingAt: 0),
+              String(format: "%10.4f   %10.4f   %10.1f  %10.1f", s[name]!, c[name]!, cpu[name]!, serverCost[name]!))
     }
     for key in results.keys.sorted() where key.hasSuffix("ratio") || key.contains("ratio_") || key.contains("cost") {
         print(key, results[key]!)
     }
+    return results
 }
 
 do {

@@ -108,11 +108,20 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         self.delegate = delegate
         self.streamSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         #if canImport(FoundationNetworking)
-        self.writeSession = URLSession(configuration: configuration, delegate: sendDelegate, delegateQueue: nil)
+        self.writeSession = Self.sendSession(configuration, sendDelegate)
         #else
         self.writeSession = nil
         #endif
-        self.pool = Locked(Pool(session: URLSession(configuration: configuration, delegate: sendDelegate, delegateQueue: nil)))
+        self.pool = Locked(Pool(session: Self.sendSession(configuration, sendDelegate)))
+    }
+
+    /// A whole-body session: on Linux its completion handlers run inline (`InlineDelegateQueue`).
+    private static func sendSession(_ configuration: URLSessionConfiguration, _ delegate: SendSessionDelegate) -> URLSession {
+        #if canImport(FoundationNetworking)
+        return URLSession(configuration: configuration, delegate: delegate, delegateQueue: InlineDelegateQueue())
+        #else
+        return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        #endif
     }
 
     deinit {
@@ -136,45 +145,55 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         let state = Locked<(task: URLSessionDataTask?, expired: Bool)>((nil, false))
         let challenges = sendDelegate.challenges
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<APIResponse, Error>) in
-                // The whole-exchange deadline (URLRequest.timeoutInterval is only an idle timeout). The shared
-                // sweeper costs far less per request than racing a sleeping task (see AttemptDeadline).
-                let deadline = DeadlineSweeper.shared.add(after: request.timeout) {
-                    state.withLock { state -> URLSessionDataTask? in
-                        state.expired = true
-                        return state.task
-                    }?.cancel()
-                }
-                // A completion handler rather than data callbacks: one hop through the delegate queue per request.
-                // Redirects and challenges are still offered to the session delegate first (checked on Linux).
-                let task = session.dataTask(with: urlRequest(for: request, close: close)) { data, response, error in
-                    DeadlineSweeper.shared.remove(deadline)
-                    let (task, expired) = state.withLock { ($0.task, $0.expired) }
-                    let challenged = task.flatMap { challenges.take($0) }
-                    if let error {
-                        if expired {
-                            continuation.resume(throwing: URLError(.timedOut))
-                        } else if let challenged {
-                            // The delegate cancelled the challenge, not the caller: the 401 is the answer.
-                            continuation.resume(returning: challenged)
-                        } else {
-                            continuation.resume(throwing: error)
-                        }
-                    } else if let response {
-                        var head = SessionDelegate.head(of: response)
-                        head.data = data ?? Data()
-                        continuation.resume(returning: head)
-                    } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
+            let answer: (data: Data?, response: URLResponse)
+            do {
+                answer = try await withCheckedThrowingContinuation { continuation in
+                    // The whole-exchange deadline (URLRequest.timeoutInterval is only an idle timeout). The shared
+                    // sweeper costs far less per request than racing a sleeping task (see AttemptDeadline).
+                    let deadline = DeadlineSweeper.shared.add(after: request.timeout) {
+                        state.withLock { state -> URLSessionDataTask? in
+                            state.expired = true
+                            return state.task
+                        }?.cancel()
                     }
+                    // A completion handler rather than data callbacks; on Linux it runs inline on the session's work
+                    // queue (`InlineDelegateQueue`), so it only hands the outcome over: the rest is done below, on
+                    // the calling task. Redirects and challenges are still offered to the session delegate first
+                    // (checked on Linux).
+                    let task = session.dataTask(with: urlRequest(for: request, close: close)) { data, response, error in
+                        DeadlineSweeper.shared.remove(deadline)
+                        if let error {
+                            continuation.resume(throwing: error)
+                        } else if let response {
+                            continuation.resume(returning: (data, response))
+                        } else {
+                            continuation.resume(throwing: URLError(.badServerResponse))
+                        }
+                    }
+                    state.withLock { $0.task = task }
+                    task.resume()
+                    // Cancelled before `state` held the task: the cancellation handler found nothing to cancel.
+                    if Task.isCancelled { task.cancel() }
                 }
-                state.withLock { $0.task = task }
-                task.resume()
-                // Cancelled before `state` held the task: the cancellation handler found nothing to cancel.
-                if Task.isCancelled { task.cancel() }
+            } catch {
+                let (task, expired) = state.withLock { ($0.task, $0.expired) }
+                let challenged = task.flatMap { challenges.take($0) }
+                if expired { throw URLError(.timedOut) }
+                // The delegate cancelled the challenge, not the caller: the 401 is the answer.
+                if let challenged { return challenged }
+                throw error
             }
+            var head = SessionDelegate.head(of: answer.response)
+            head.data = answer.data ?? Data()
+            return head
         } onCancel: {
-            state.withLock { $0.task }?.cancel()
+            // Never wait for the session here. This handler runs under the task's status lock, and
+            // `URLSessionTask.cancel()` waits for the session's work queue — where, on Linux, the completion handler
+            // may at that moment be resuming this task's continuation, which needs the same lock: both would wait
+            // for ever (seen with `URLSession.data(for:)`, which cancels that way; see BENCHMARKS.md).
+            if let task = state.withLock({ $0.task }) {
+                DispatchQueue.global().async { task.cancel() }
+            }
         }
     }
 
@@ -214,7 +233,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
                 let idle = Double(DispatchTime.now().uptimeNanoseconds - pool.lastActivity) / 1e9
                 if idle > maxIdle {
                     retired = pool.session
-                    pool.session = URLSession(configuration: configuration, delegate: sendDelegate, delegateQueue: nil)
+                    pool.session = Self.sendSession(configuration, sendDelegate)
                     pool.generation += 1
                 }
             }
@@ -264,7 +283,8 @@ private final class SendSessionDelegate: NSObject, URLSessionTaskDelegate, @unch
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(nil)
+        // Answered from another thread: on Linux this runs on the session's work queue (`InlineDelegateQueue`).
+        DispatchQueue.global().async { completionHandler(nil) }
     }
 
     func urlSession(
@@ -273,6 +293,8 @@ private final class SendSessionDelegate: NSObject, URLSessionTaskDelegate, @unch
     ) {
         let (disposition, head) = AuthChallenge.answer(challenge)
         if let head { challenges.keep(head, for: task) }
-        completionHandler(disposition, nil)
+        // From another thread: on Linux this runs on the session's work queue (`InlineDelegateQueue`), and cancelling
+        // the challenge cancels the task, which waits for that queue.
+        DispatchQueue.global().async { completionHandler(disposition, nil) }
     }
 }

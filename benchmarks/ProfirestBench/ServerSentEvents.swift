@@ -1,0 +1,1 @@
+../../Sources/ProfirestAPI/Events/ServerSentEvents.swift

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Draws benchmarks/results/latest.json as benchmarks/results/figures.png: each figure that has a target, as a
+fraction of its target (1.0 = exactly on target; a bar past the line misses it), coloured by met or missed.
+
+Usage: .venv/bin/python benchmarks/chart.py [latest.json] [figures.png]   (make chart; make bench runs it)
+"""
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+# (key or key/subkey, label, target, lower is better). Kept in step with BENCHMARKS.md.
+FIGURES = [
+    ("get_sequential_ratio", "GET sequential ÷ raw URLSession", 1.05, True),
+    ("get_concurrent_ratio", "GET 64 in flight ÷ raw URLSession", 1.05, True),
+    ("post_sequential_ratio_both_close", "POST sequential ÷ raw, both Connection: close", 1.05, True),
+    ("post_concurrent_ratio_both_close", "POST 64 in flight ÷ raw, both Connection: close", 1.05, True),
+    ("post_sequential_ratio", "POST sequential ÷ raw keep-alive (Linux: close)", 1.05, True),
+    ("post_concurrent_ratio", "POST 64 in flight ÷ raw keep-alive (Linux: close)", 1.05, True),
+    ("paging_ratio", "all() over 100 000 items ÷ raw URLSession", 1.1, True),
+    ("stampede_time_ratio", "1 000 requests on an expired token ÷ valid", 1.1, True),
+    ("sse_latency_p99_ms/1000", "event stream p99 at 1 000/s (ms)", 20, True),
+    ("sse_events_per_second", "event stream, events/s (higher is better)", 20_000, False),
+    ("sse_rss_growth_mb", "memory growth over 1 000 000 events (MB)", 5, True),
+    ("library_clean_build_seconds", "clean release build of the library (s)", 90, True),
+]
+
+
+def value(results, key):
+    for part in key.split("/"):
+        if not isinstance(results, dict) or part not in results:
+            return None
+        results = results[part]
+    return results if isinstance(results, (int, float)) else None
+
+
+def main():
+    source = sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results/latest.json"
+    target_png = sys.argv[2] if len(sys.argv) > 2 else "benchmarks/results/figures.png"
+    with open(source, encoding="utf-8") as f:
+        results = json.load(f)
+    rows = []
+    for key, label, target, lower in FIGURES:
+        v = value(results, key)
+        if v is None:
+            continue
+        # As a fraction of the target, oriented so that below 1 is always good.
+        fraction = v / target if lower else target / v
+        shown = f"{v:,.3g}" if abs(v) < 1000 else f"{v:,.0f}"
+        rows.append((f"{label}: {shown} (target {'≤' if lower else '≥'} {target:,})", fraction, fraction <= 1))
+    if not rows:
+        sys.exit(f"no figures with targets in {source}")
+    rows.reverse()
+    fig, ax = plt.subplots(figsize=(10, 0.42 * len(rows) + 1.6))
+    ax.barh([r[0] for r in rows], [min(r[1], 2.0) for r in rows],
+            color=["#3a7d44" if r[2] else "#c0392b" for r in rows])
+    for i, (_, fraction, _) in enumerate(rows):
+        ax.text(min(fraction, 2.0) + 0.02, i, f"{fraction:.2f}", va="center", fontsize=8)
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.set_xlim(0, 2.2)
+    ax.set_xlabel("figure ÷ target (for events/s: target ÷ figure) — left of the line: met")
+    machine = results.get("bench_machine", {})
+    ax.set_title(f"make bench — {machine.get('date', '?')}, {machine.get('cores', '?')} × {machine.get('cpu', '?')}, "
+                 f"load {machine.get('load_average_at_start', ['?'])[0]} at start", fontsize=9)
+    ax.tick_params(axis="y", labelsize=8)
+    fig.tight_layout()
+    fig.savefig(target_png, dpi=110)
+    print(f"wrote {target_png}")
+
+
+if __name__ == "__main__":
+    main()
