@@ -165,11 +165,13 @@ func ensurePaired(_ api: ProfirestApi, keyboard: Keyboard) async {
         let pairing = try await api.pair(
             scope: "restaurants:read staff:read staff:authenticate attendance:read attendance:punch",
             deviceName: "Píchačka (příklad)")
+        // The keyboard learns of the pairing before the code is shown, so `help` or `q` typed the moment the code
+        // appears is already answered as a pairing command.
+        await keyboard.pairingStarted(code: pairing.userCode, cancel: { pairing.cancel() })
         show("Zařízení není spárované. Vedoucí potvrdí kód v administraci (Správa PC / zařízení → Připojit zařízení).")
         show("KÓD: \(pairing.userCode)")
         show("nebo otevřete: \(pairing.verificationURIComplete)")
         show("Čekám na potvrzení… q = konec, help = nápověda.")
-        await keyboard.pairingStarted(code: pairing.userCode, cancel: { pairing.cancel() })
         do {
             try await pairing.connected()
         } catch {

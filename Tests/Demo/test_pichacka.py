@@ -90,7 +90,17 @@ def _pair_then_run(api: str, tokens: Path, commands: str, typed_while_pairing: s
         terminal.stdin.flush()
         threading.Thread(target=_approve_when_asked, args=(api, stop), daemon=True).start()
         seen += _read_until(terminal, "Spárováno.")
-        rest, _ = terminal.communicate(commands, timeout=90)
+        # Not `communicate`: it reads the pipe's descriptor directly, past what `readline` has already buffered
+        # (a line printed right after "Spárováno." would be lost); the rest is read from the same buffered stream.
+        terminal.stdin.write(commands)
+        terminal.stdin.close()
+        timer = threading.Timer(90, terminal.kill)
+        timer.start()
+        try:
+            rest = terminal.stdout.read()
+            terminal.wait(timeout=10)
+        finally:
+            timer.cancel()
         return seen + rest
     finally:
         stop.set()
