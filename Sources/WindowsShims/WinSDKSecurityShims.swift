@@ -1,6 +1,7 @@
 // Test-only declaration shims of the WinSDK security API that
 // Sources/ProfirestAPI/Storage/OwnerOnlySecurity+Windows.swift uses: the process token and its user SID, SID and
-// security-descriptor strings, and LocalFree for what those return.
+// security-descriptor strings, a descriptor's DACL and setting it on an existing file, and LocalFree for what those
+// return.
 // See WinSDKShims.swift for how declarations are cited and what is not confirmed.
 //
 // Behaviour:
@@ -16,6 +17,17 @@
 //   into a `SecurityDescriptorModel` kept with the memory it returns. Both allocations are LocalFree's to release:
 //   each is counted on the thread that made it (`WindowsShimThread`), and LocalFree of anything else is counted as
 //   invalid.
+// - GetSecurityDescriptorDacl answers for live memory from ConvertStringSecurityDescriptorToSecurityDescriptorW only:
+//   the ACL pointer it gives points into that memory (20 bytes in, where a self-relative descriptor's DACL starts),
+//   so it is freed with the descriptor and needs no LocalFree of its own. Memory that is not live (freed too early)
+//   fails with ERROR_INVALID_SECURITY_DESCR and is counted.
+// - SetNamedSecurityInfoW models SE_FILE_OBJECT with DACL_SECURITY_INFORMATION, with or without
+//   PROTECTED_DACL_SECURITY_INFORMATION, on an existing file or folder: it replaces the security recorded for the path
+//   with that ACL's entries, protected ("P") only when PROTECTED_DACL_SECURITY_INFORMATION is given. Without it a real
+//   system would also merge in the folder's inheritable entries; the shim records the DACL unprotected and adds
+//   nothing. A missing path is ERROR_FILE_NOT_FOUND; an ACL pointer that is not one GetSecurityDescriptorDacl gave
+//   from live memory is ERROR_INVALID_ACL and counted as an invalid descriptor use. As documented, the error is the
+//   return value (ERROR_SUCCESS, 0, on success), not GetLastError's.
 import Foundation
 
 /// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef PVOID PSID;` (winnt.h)
@@ -25,6 +37,36 @@ public typealias PSID = UnsafeMutableRawPointer
 public typealias PSECURITY_DESCRIPTOR = UnsafeMutableRawPointer
 /// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef HANDLE HLOCAL;`
 public typealias HLOCAL = HANDLE
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef unsigned char BYTE;`
+public typealias BYTE = UInt8
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef unsigned short WORD;`
+public typealias WORD = UInt16
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef BOOL far *LPBOOL;` Swift
+/// imports C `BOOL` as `WindowsBool` (the WinSDK overlay), so a `BOOL *` parameter as a pointer to it. Not confirmed
+/// by compiling on Windows; public Swift code that runs there passes `&present` with `var present: WindowsBool` to
+/// GetSecurityDescriptorDacl (read for comparison).
+public typealias LPBOOL = UnsafeMutablePointer<WindowsBool>
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/winnt/ns-winnt-acl — `typedef struct _ACL { BYTE AclRevision;
+/// BYTE Sbz1; WORD AclSize; WORD AceCount; WORD Sbz2; } ACL; typedef ACL *PACL;` The header of an access control
+/// list; the entries follow it in memory. The library only passes the pointer on.
+public struct ACL {
+    public var AclRevision: BYTE
+    public var Sbz1: BYTE
+    public var AclSize: WORD
+    public var AceCount: WORD
+    public var Sbz2: WORD
+    public init() { self.init(AclRevision: 0, Sbz1: 0, AclSize: 0, AceCount: 0, Sbz2: 0) }
+    public init(AclRevision: BYTE, Sbz1: BYTE, AclSize: WORD, AceCount: WORD, Sbz2: WORD) {
+        self.AclRevision = AclRevision
+        self.Sbz1 = Sbz1
+        self.AclSize = AclSize
+        self.AceCount = AceCount
+        self.Sbz2 = Sbz2
+    }
+}
+/// https://learn.microsoft.com/en-us/windows/win32/api/winnt/ns-winnt-acl — `typedef ACL *PACL;`
+public typealias PACL = UnsafeMutablePointer<ACL>
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/winnt/ns-winnt-sid_and_attributes —
 /// `typedef struct _SID_AND_ATTRIBUTES { PSID Sid; DWORD Attributes; } SID_AND_ATTRIBUTES, *PSID_AND_ATTRIBUTES;`
@@ -65,6 +107,28 @@ public var TOKEN_QUERY: Int { 0x0008 }
 /// — "Currently this value must be SDDL_REVISION_1"; its value, 1, is sddl.h's (`#define SDDL_REVISION_1 1`), not
 /// shown on that page.
 public var SDDL_REVISION_1: Int { 1 }
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/accctrl/ne-accctrl-se_object_type —
+/// `typedef enum _SE_OBJECT_TYPE { SE_UNKNOWN_OBJECT_TYPE, SE_FILE_OBJECT, … } SE_OBJECT_TYPE;` SE_FILE_OBJECT is the
+/// second enumerator, so 1 (C numbers enumerators from 0). Imported, like TOKEN_INFORMATION_CLASS, as a
+/// RawRepresentable struct with a global constant per case; the library only ever passes `SE_FILE_OBJECT`, so the
+/// struct's exact Swift name (`SE_OBJECT_TYPE` or `_SE_OBJECT_TYPE`) is not relied on (not confirmed).
+public struct SE_OBJECT_TYPE: RawRepresentable, Equatable {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+}
+public var SE_FILE_OBJECT: SE_OBJECT_TYPE { SE_OBJECT_TYPE(rawValue: 1) }
+
+/// https://learn.microsoft.com/en-us/windows/win32/secauthz/security-information —
+/// `typedef DWORD SECURITY_INFORMATION, *PSECURITY_INFORMATION;`
+public typealias SECURITY_INFORMATION = DWORD
+/// https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-dtyp/23e75ca3-98fd-4396-84e5-86cd9d40d343 (MS-DTYP
+/// 2.4.7 SECURITY_INFORMATION) — `DACL_SECURITY_INFORMATION 0x00000004`, "The DACL of the object is being
+/// referenced."; `PROTECTED_DACL_SECURITY_INFORMATION 0x80000000`, "The DACL cannot inherit ACEs." Declared `Int` like
+/// the other flag macros; their Swift type on Windows is not confirmed, and the library converts the high-bit one with
+/// `DWORD(truncatingIfNeeded:)`, which gives 0x80000000 whether Swift imports it as UInt32, Int32 or Int.
+public var DACL_SECURITY_INFORMATION: Int { 0x0000_0004 }
+public var PROTECTED_DACL_SECURITY_INFORMATION: Int { 0x8000_0000 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/processthreadsapi/nf-processthreadsapi-getcurrentprocess —
 /// `HANDLE GetCurrentProcess();` — "a special constant, currently (HANDLE)-1"; it needs no CloseHandle.
@@ -145,10 +209,72 @@ public func ConvertStringSecurityDescriptorToSecurityDescriptorW(
     // A self-relative descriptor's size: a 20-byte header, then the ACL (an 8-byte header, each ACE a 4-byte header
     // and 4-byte mask before its SID), at most 68 bytes of SID per ACE. The bytes are not a real descriptor: the shim
     // keeps the parsed form with them, and only CreateFileW reads it.
-    let size = 20 + 8 + (parsed.dacl?.count ?? 0) * (8 + 68)
-    SecurityDescriptor.pointee = LocalMemory.shared.allocate(byteCount: size, descriptor: parsed)
+    let size = LocalMemory.daclOffset + 8 + (parsed.dacl?.count ?? 0) * (8 + 68)
+    let memory = LocalMemory.shared.allocate(byteCount: size, descriptor: parsed)
+    if let dacl = parsed.dacl {
+        // The ACL header where GetSecurityDescriptorDacl points (ACL_REVISION is 2).
+        let header = ACL(
+            AclRevision: 2, Sbz1: 0, AclSize: WORD(8 + dacl.count * (8 + 68)), AceCount: WORD(dacl.count), Sbz2: 0)
+        (memory + LocalMemory.daclOffset).storeBytes(of: header, as: ACL.self)
+    }
+    SecurityDescriptor.pointee = memory
     SecurityDescriptorSize?.pointee = ULONG(size)
     return true
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/securitybaseapi/nf-securitybaseapi-getsecuritydescriptordacl —
+/// `BOOL GetSecurityDescriptorDacl(PSECURITY_DESCRIPTOR pSecurityDescriptor, LPBOOL lpbDaclPresent, PACL *pDacl,
+/// LPBOOL lpbDaclDefaulted);` "If lpbDaclPresent is FALSE, the security descriptor does not contain a DACL, and the
+/// remaining output parameters do not receive valid values."
+public func GetSecurityDescriptorDacl(
+    _ pSecurityDescriptor: PSECURITY_DESCRIPTOR!, _ lpbDaclPresent: LPBOOL!, _ pDacl: UnsafeMutablePointer<PACL?>!,
+    _ lpbDaclDefaulted: LPBOOL!
+) -> Bool {
+    if let code = WindowsShimThread.enter("GetSecurityDescriptorDacl") { return fail(code, false) }
+    guard let pSecurityDescriptor, let lpbDaclPresent, let pDacl, let lpbDaclDefaulted else {
+        return fail(ERROR_INVALID_PARAMETER, false)
+    }
+    guard let descriptor = LocalMemory.shared.descriptor(at: pSecurityDescriptor) else {
+        WindowsShimThread.current.invalidDescriptorUses += 1
+        return fail(ERROR_INVALID_SECURITY_DESCR, false)
+    }
+    guard descriptor.dacl != nil else {
+        lpbDaclPresent.pointee = false
+        return true
+    }
+    lpbDaclPresent.pointee = true
+    lpbDaclDefaulted.pointee = false
+    pDacl.pointee = (pSecurityDescriptor + LocalMemory.daclOffset).assumingMemoryBound(to: ACL.self)
+    return true
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/aclapi/nf-aclapi-setnamedsecurityinfow —
+/// `DWORD SetNamedSecurityInfoW(LPWSTR pObjectName, SE_OBJECT_TYPE ObjectType, SECURITY_INFORMATION SecurityInfo,
+/// PSID psidOwner, PSID psidGroup, PACL pDacl, PACL pSacl);` "If the function succeeds, the function returns
+/// ERROR_SUCCESS. If the function fails, it returns a nonzero error code defined in WinError.h." Only a file's or
+/// folder's DACL is modelled (see the top of this file).
+public func SetNamedSecurityInfoW(
+    _ pObjectName: LPWSTR!, _ ObjectType: SE_OBJECT_TYPE, _ SecurityInfo: SECURITY_INFORMATION, _ psidOwner: PSID!,
+    _ psidGroup: PSID!, _ pDacl: PACL!, _ pSacl: PACL!
+) -> DWORD {
+    let dacl = DWORD(DACL_SECURITY_INFORMATION), protected = DWORD(PROTECTED_DACL_SECURITY_INFORMATION)
+    precondition(ObjectType == SE_FILE_OBJECT, "the WinSDK shim models SE_FILE_OBJECT only")
+    precondition(
+        SecurityInfo & dacl != 0 && SecurityInfo & ~(dacl | protected) == 0 && psidOwner == nil && psidGroup == nil
+            && pSacl == nil,
+        "the WinSDK shim models setting the DACL only")
+    if let code = WindowsShimThread.enter("SetNamedSecurityInfoW") { return code }
+    guard let pObjectName else { return ERROR_INVALID_PARAMETER }
+    // A NULL DACL (everyone may do everything) is legal on Windows but not modelled: the library never sets one.
+    guard let pDacl else { return ERROR_INVALID_PARAMETER }
+    let base = UnsafeMutableRawPointer(pDacl) - LocalMemory.daclOffset
+    guard let descriptor = LocalMemory.shared.descriptor(at: base), let entries = descriptor.dacl else {
+        WindowsShimThread.current.invalidDescriptorUses += 1
+        return ERROR_INVALID_ACL
+    }
+    let applied = SecurityDescriptorModel(
+        owner: nil, group: nil, daclFlags: SecurityInfo & protected != 0 ? ["P"] : [], dacl: entries)
+    return WindowsFiles.shared.setSecurity(string(pObjectName), .descriptor(applied)) ? 0 : ERROR_FILE_NOT_FOUND
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/winbase/nf-winbase-localfree —
@@ -319,6 +445,8 @@ public struct AccessControlEntry: Equatable, Sendable {
 /// LocalFree takes back.
 final class LocalMemory: @unchecked Sendable {
     static let shared = LocalMemory()
+    /// Where a descriptor's ACL starts in its memory: after the 20-byte header of a self-relative descriptor.
+    static let daclOffset = 20
 
     private let lock = NSLock()
     private var live: [Int: SecurityDescriptorModel?] = [:]

@@ -2,19 +2,22 @@
 // (Sources/ProfirestAPI/Storage/FileLock+Windows.swift, TokenFile+Windows.swift, OwnerOnlySecurity+Windows.swift),
 // so those files are type-checked and their logic tested on Linux (target PlatformShims, condition PROFIREST_SHIMS).
 // Never part of the ProfirestAPI library or any product. This file: types, the file API and the handle table;
-// WinSDKSecurityShims.swift: the token, SID and security-descriptor API and LocalFree; WindowsShimControl.swift: what
-// the tests use to inject failures and to read what happened.
+// WinSDKSecurityShims.swift: the token, SID and security-descriptor API, setting an existing file's DACL and LocalFree;
+// WindowsShimControl.swift: what the tests use to inject failures and to read what happened.
 //
 // Each C declaration is cited from its learn.microsoft.com page; the Swift spelling is how Swift imports it on
 // Windows: DWORD = UInt32 (C `unsigned long` is 32-bit there), pointer parameters implicitly unwrapped, and `BOOL`
 // results bridged to Swift `Bool` (the WindowsBool bridging and `INVALID_HANDLE_VALUE` are in Swift's WinSDK overlay,
 // https://github.com/swiftlang/swift/blob/main/stdlib/public/Windows/WinSDK.swift). NOT confirmed by compiling on
 // Windows: the Swift type of the flag macros (GENERIC_READ, FILE_SHARE_*, OPEN_ALWAYS, TOKEN_QUERY,
-// SDDL_REVISION_1, …). They are declared `Int` here; the library converts every one with `DWORD(…)`, which
-// type-checks for any integer type. Likewise not confirmed: whether an unannotated pointer field of an imported C
-// struct (TOKEN_USER.User.Sid, SECURITY_ATTRIBUTES.lpSecurityDescriptor) is `T?` or `T!` — the library's code reads
-// and writes them in ways that type-check either way. The calls as the library spells them match public Swift code
-// that runs on Windows (read for comparison, not copied); that is corroboration, not a compile here.
+// SDDL_REVISION_1, DACL_SECURITY_INFORMATION, PROTECTED_DACL_SECURITY_INFORMATION, …). They are declared `Int` here;
+// the library converts every one with `DWORD(…)` (PROTECTED_DACL_SECURITY_INFORMATION, whose high bit would trap
+// `DWORD(…)` if it came in as a negative Int32, with `DWORD(truncatingIfNeeded:)`), which type-checks for any integer
+// type. Likewise not confirmed: whether an unannotated pointer field of an imported C struct (TOKEN_USER.User.Sid,
+// SECURITY_ATTRIBUTES.lpSecurityDescriptor) is `T?` or `T!` — the library's code reads and writes them in ways that
+// type-check either way — and that `LPBOOL` comes in as `UnsafeMutablePointer<WindowsBool>`. The calls as the library
+// spells them match public Swift code that runs on Windows (read for comparison, not copied); that is corroboration,
+// not a compile here.
 //
 // Behaviour, backed by the real file system of this machine plus an in-process table of handles, locks and the
 // security each file was created with:
@@ -143,6 +146,7 @@ public var ERROR_INSUFFICIENT_BUFFER: DWORD { 122 }
 public var ERROR_NOT_LOCKED: DWORD { 158 }
 public var ERROR_ALREADY_EXISTS: DWORD { 183 }
 public var ERROR_UNKNOWN_REVISION: DWORD { 1305 }
+public var ERROR_INVALID_ACL: DWORD { 1336 }
 public var ERROR_INVALID_SID: DWORD { 1337 }
 public var ERROR_INVALID_SECURITY_DESCR: DWORD { 1338 }
 
@@ -276,11 +280,12 @@ func string(_ pointer: UnsafePointer<WCHAR>) -> String {
     return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF16.self)
 }
 
-/// How a file was created through CreateFileW. Usage: `WindowsFiles.shared.security(atPath: p) == .inheritedFromFolder`
+/// A file's security as the shims recorded it: as CreateFileW created the file, or as SetNamedSecurityInfoW last set
+/// it. Usage: `WindowsFiles.shared.security(atPath: p) == .inheritedFromFolder`
 public enum FileSecurity: Equatable, Sendable {
     /// Created without a security descriptor: Windows gives it what the folder passes on to new files.
     case inheritedFromFolder
-    /// Created with this security descriptor.
+    /// Created with (or later given) this security descriptor.
     case descriptor(SecurityDescriptorModel)
 }
 
@@ -311,10 +316,21 @@ public final class WindowsFiles: @unchecked Sendable {
     /// How many handles (files and access tokens) are open, for tests checking that nothing leaks.
     public var openHandles: Int { condition.withLock { entries.count } }
 
-    /// The security the file at `path` was created with through CreateFileW (following it through MoveFileExW), or
-    /// nil for a file the shims did not create. Usage: `WindowsFiles.shared.security(atPath: tokenPath)`
+    /// The security the file at `path` was created with through CreateFileW (following it through MoveFileExW) or
+    /// last given by SetNamedSecurityInfoW, or nil for a file the shims neither created nor changed.
+    /// Usage: `WindowsFiles.shared.security(atPath: tokenPath)`
     public func security(atPath path: String) -> FileSecurity? {
         condition.withLock { securities[path] }
+    }
+
+    /// Replaces the security recorded for the existing file or folder at `path` (SetNamedSecurityInfoW); false when
+    /// nothing is there.
+    func setSecurity(_ path: String, _ security: FileSecurity) -> Bool {
+        condition.withLock {
+            guard FileManager.default.fileExists(atPath: path) else { return false }
+            securities[path] = security
+            return true
+        }
     }
 
     /// The files CreateFileW created directly in `folder`, oldest first — including those since renamed or deleted.
