@@ -5,7 +5,8 @@ import XCTest
 
 /// The owner-only ACL of the Windows token file, its temporary file and the lock file
 /// (OwnerOnlySecurity+Windows.swift, TokenFile+Windows.swift, FileLock+Windows.swift — the library's files, compiled
-/// unchanged in PlatformShims) against WinSDK shims that record the security descriptor each file is created with.
+/// unchanged in PlatformShims) against WinSDK shims that record the security descriptor each file is created with,
+/// and the DACL SetNamedSecurityInfoW gives an existing file when it is read.
 /// What this cannot show: that Windows itself enforces that descriptor, and that the SDDL string converts there as
 /// the documentation says.
 final class WindowsOwnerOnlyTests: XCTestCase {
@@ -50,7 +51,6 @@ final class WindowsOwnerOnlyTests: XCTestCase {
             try TokenFile.replace(path: path, with: Data("{\"refresh\":\"r1\"}".utf8))
         }
         XCTAssertNil(error)
-        XCTAssertEqual(try TokenFile.load(path: path), Data("{\"refresh\":\"r1\"}".utf8))
         XCTAssertEqual(
             calls,
             [
@@ -73,6 +73,8 @@ final class WindowsOwnerOnlyTests: XCTestCase {
         XCTAssertEqual(after.invalidFrees, before.invalidFrees)
         XCTAssertEqual(after.invalidDescriptorUses, before.invalidDescriptorUses)
         XCTAssertEqual(WindowsFiles.shared.openHandles, handles, "the token and file handles are closed")
+        XCTAssertEqual(try TokenFile.load(path: path), Data("{\"refresh\":\"r1\"}".utf8))
+        assertOwnerOnly(WindowsFiles.shared.security(atPath: path), "the token file, read")
     }
 
     func testAFileWrittenByAnOlderVersionBecomesOwnerOnlyAtTheNextWrite() throws {
@@ -183,6 +185,177 @@ final class WindowsOwnerOnlyTests: XCTestCase {
             XCTAssertEqual(after.allocations - before.allocations, after.frees - before.frees, "\(call): all freed")
             XCTAssertEqual(WindowsFiles.shared.openHandles, handles, call)
         }
+    }
+
+    /// Makes a file the way another program might: through CreateFileW with the descriptor of `sddl` (nil: none, so
+    /// the folder's inherited permissions), or with Foundation, which the shims do not see at all (`viaFoundation`).
+    private func makeForeignFile(_ path: String, sddl: String?, viaFoundation: Bool = false, _ bytes: Data) throws {
+        if viaFoundation { return try bytes.write(to: URL(fileURLWithPath: path)) }
+        var descriptor: PSECURITY_DESCRIPTOR? = nil
+        if let sddl {
+            XCTAssertTrue(
+                sddl.withCString(encodedAs: UTF16.self) {
+                    ConvertStringSecurityDescriptorToSecurityDescriptorW($0, DWORD(SDDL_REVISION_1), &descriptor, nil)
+                }, sddl)
+        }
+        defer { LocalFree(descriptor) }
+        var attributes = SECURITY_ATTRIBUTES(
+            nLength: DWORD(MemoryLayout<SECURITY_ATTRIBUTES>.size), lpSecurityDescriptor: descriptor,
+            bInheritHandle: false)
+        let handle = path.withCString(encodedAs: UTF16.self) { name in
+            withUnsafeMutablePointer(to: &attributes) {
+                CreateFileW(
+                    name, DWORD(GENERIC_WRITE), 0, sddl == nil ? nil : $0, DWORD(CREATE_NEW),
+                    DWORD(FILE_ATTRIBUTE_NORMAL), nil)
+            }
+        }
+        XCTAssertNotEqual(handle, INVALID_HANDLE_VALUE)
+        defer { CloseHandle(handle) }
+        var written: DWORD = 0
+        XCTAssertTrue(bytes.withUnsafeBytes { WriteFile(handle, $0.baseAddress, DWORD($0.count), &written, nil) })
+    }
+
+    /// Files this library did not write — copied in, restored from a backup, written by hand, left by another account —
+    /// with permissions wider than owner-only.
+    private let foreignFiles: [(what: String, sddl: String?, viaFoundation: Bool)] = [
+        ("written by Foundation (no descriptor the shims know of)", nil, true),
+        ("created with no descriptor: the folder's inherited permissions", nil, false),
+        ("created with entries inherited from the folder", "D:AI(A;ID;FA;;;SY)(A;ID;FA;;;BA)(A;ID;FR;;;BU)", false),
+        ("left by another user, readable by Everyone", "D:P(A;;FA;;;S-1-5-21-1-2-3-1002)(A;;FR;;;WD)", false),
+    ]
+
+    /// Like fchmod(0600) on POSIX: reading a token or journal file first gives it the owner-only DACL, whatever it had,
+    /// and returns its bytes unchanged; nothing is created, everything allocated is freed.
+    func testAnExistingWideFileIsMadeOwnerOnlyWhenRead() throws {
+        let secret = Data("{\"refresh\":\"secret-r1\",\"other\":\"é\"}".utf8)
+        for (index, file) in foreignFiles.enumerated() {
+            let path = folder.appendingPathComponent("tokens-\(index).json").path
+            try makeForeignFile(path, sddl: file.sddl, viaFoundation: file.viaFoundation, secret)
+            XCTAssertNotEqual(WindowsFiles.shared.security(atPath: path), .descriptor(ownerOnly), file.what)
+            let creations = WindowsFiles.shared.creations(inFolder: folder.path)
+            let handles = WindowsFiles.shared.openHandles
+            let before = WindowsShimThread.counts
+            var loaded: Data?
+            let (calls, error) = WindowsShimThread.tracing { loaded = try TokenFile.load(path: path) }
+            XCTAssertNil(error, file.what)
+            XCTAssertEqual(loaded, secret, "\(file.what): the bytes, unchanged")
+            XCTAssertEqual(
+                calls,
+                [
+                    "OpenProcessToken", "GetTokenInformation", "GetTokenInformation", "ConvertSidToStringSidW",
+                    "LocalFree", "CloseHandle", "ConvertStringSecurityDescriptorToSecurityDescriptorW",
+                    "GetSecurityDescriptorDacl", "SetNamedSecurityInfoW", "LocalFree",
+                ],
+                "\(file.what): the descriptor the library creates files with, its DACL set on the file, then freed")
+            assertOwnerOnly(WindowsFiles.shared.security(atPath: path), "\(file.what), once read")
+            XCTAssertEqual(WindowsFiles.shared.creations(inFolder: folder.path), creations, "\(file.what): no file made")
+            let after = WindowsShimThread.counts
+            XCTAssertEqual(after.allocations - before.allocations, 2, "\(file.what): the SID string and the descriptor")
+            XCTAssertEqual(after.frees - before.frees, 2, "\(file.what): both freed")
+            XCTAssertEqual(after.invalidFrees, before.invalidFrees, file.what)
+            XCTAssertEqual(after.invalidDescriptorUses, before.invalidDescriptorUses, file.what)
+            XCTAssertEqual(WindowsFiles.shared.openHandles, handles, "\(file.what): the token handle is closed")
+            // Reading again sets the same DACL again, and changes nothing else.
+            XCTAssertEqual(try TokenFile.load(path: path), secret, file.what)
+            assertOwnerOnly(WindowsFiles.shared.security(atPath: path), "\(file.what), read twice")
+        }
+        XCTAssertEqual(try files(), foreignFiles.indices.map { "tokens-\($0).json" })
+    }
+
+    /// Best effort: whichever call fails — SetNamedSecurityInfoW refused because the file belongs to another account,
+    /// or any call that builds the descriptor — the bytes we may read are still returned, the file keeps its DACL,
+    /// and nothing leaks.
+    func testAFailedTighteningStillReturnsTheBytes() throws {
+        let secret = Data("{\"refresh\":\"secret-r1\"}".utf8)
+        let wide = "D:P(A;;FA;;;S-1-5-21-1-2-3-1002)(A;;FR;;;WD)"
+        let path = folder.appendingPathComponent("tokens.json").path
+        try makeForeignFile(path, sddl: wide, secret)
+        let original = WindowsFiles.shared.security(atPath: path)
+        let calls = [
+            "OpenProcessToken", "GetTokenInformation", "ConvertSidToStringSidW",
+            "ConvertStringSecurityDescriptorToSecurityDescriptorW", "GetSecurityDescriptorDacl", "SetNamedSecurityInfoW",
+        ]
+        for call in calls {
+            let handles = WindowsFiles.shared.openHandles
+            let before = WindowsShimThread.counts
+            var loaded: Data?
+            XCTAssertNoThrow(
+                try WindowsShimThread.failing([call: ERROR_ACCESS_DENIED]) { loaded = try TokenFile.load(path: path) },
+                call)
+            XCTAssertEqual(loaded, secret, "\(call) failing: the bytes are still read")
+            XCTAssertEqual(WindowsFiles.shared.security(atPath: path), original, "\(call) failing: the DACL is as it was")
+            let after = WindowsShimThread.counts
+            XCTAssertEqual(after.allocations - before.allocations, after.frees - before.frees, "\(call): all freed")
+            XCTAssertEqual(after.invalidFrees, before.invalidFrees, call)
+            XCTAssertEqual(after.invalidDescriptorUses, before.invalidDescriptorUses, call)
+            XCTAssertEqual(WindowsFiles.shared.openHandles, handles, "\(call): the token handle is closed")
+        }
+        XCTAssertEqual(try files(), ["tokens.json"])
+    }
+
+    /// A missing file is nil, and reading it creates nothing and touches no ACL; a folder in the file's place is an
+    /// error, and its ACL is left alone.
+    func testReadingAMissingFileOrAFolderChangesNoACL() throws {
+        let path = folder.appendingPathComponent("tokens.json").path
+        var loaded: Data? = Data("not read".utf8)
+        let (calls, error) = WindowsShimThread.tracing { loaded = try TokenFile.load(path: path) }
+        XCTAssertNil(error)
+        XCTAssertNil(loaded, "a missing file is no data")
+        XCTAssertEqual(calls, [], "no security call for a file that is not there")
+        XCTAssertEqual(try files(), [])
+        XCTAssertEqual(WindowsFiles.shared.creations(inFolder: folder.path), [])
+        XCTAssertNil(WindowsFiles.shared.security(atPath: path))
+
+        let inner = folder.appendingPathComponent("tokens-folder").path
+        try FileManager.default.createDirectory(atPath: inner, withIntermediateDirectories: false)
+        XCTAssertThrowsError(try TokenFile.load(path: inner)) {
+            XCTAssertEqual(($0 as? StorageError)?.kind, .unreadable)
+        }
+        XCTAssertNil(WindowsFiles.shared.security(atPath: inner), "the folder's ACL is not replaced")
+    }
+
+    /// The shim's DACL calls are not vacuous: an ACL from a freed descriptor is caught, and without
+    /// PROTECTED_DACL_SECURITY_INFORMATION the DACL it records is not protected.
+    func testTheShimChecksTheDACLItIsGiven() throws {
+        let path = folder.appendingPathComponent("f").path
+        try makeForeignFile(path, sddl: nil, Data("x".utf8))
+        var descriptor: PSECURITY_DESCRIPTOR? = nil
+        XCTAssertTrue(
+            "D:P(A;;FA;;;SY)".withCString(encodedAs: UTF16.self) {
+                ConvertStringSecurityDescriptorToSecurityDescriptorW($0, DWORD(SDDL_REVISION_1), &descriptor, nil)
+            })
+        var present: WindowsBool = false
+        var defaulted: WindowsBool = false
+        var dacl: PACL? = nil
+        XCTAssertTrue(GetSecurityDescriptorDacl(descriptor, &present, &dacl, &defaulted))
+        XCTAssertTrue(present.boolValue)
+        XCTAssertEqual(dacl?.pointee.AceCount, 1)
+        var name = Array(path.utf16) + [0]
+        let unprotected = name.withUnsafeMutableBufferPointer {
+            SetNamedSecurityInfoW($0.baseAddress, SE_FILE_OBJECT, DWORD(DACL_SECURITY_INFORMATION), nil, nil, dacl, nil)
+        }
+        XCTAssertEqual(unprotected, 0)
+        XCTAssertEqual(
+            WindowsFiles.shared.security(atPath: path),
+            .descriptor(
+                SecurityDescriptorModel(
+                    owner: nil, group: nil, daclFlags: [],
+                    dacl: [AccessControlEntry(type: "A", flags: "", rights: "FA", sid: "SY")])))
+        var missing = Array(folder.appendingPathComponent("missing").path.utf16) + [0]
+        let notFound = missing.withUnsafeMutableBufferPointer {
+            SetNamedSecurityInfoW($0.baseAddress, SE_FILE_OBJECT, DWORD(DACL_SECURITY_INFORMATION), nil, nil, dacl, nil)
+        }
+        XCTAssertEqual(notFound, ERROR_FILE_NOT_FOUND)
+
+        XCTAssertNil(LocalFree(descriptor))
+        let before = WindowsShimThread.counts
+        let dangling = name.withUnsafeMutableBufferPointer {
+            SetNamedSecurityInfoW($0.baseAddress, SE_FILE_OBJECT, DWORD(DACL_SECURITY_INFORMATION), nil, nil, dacl, nil)
+        }
+        XCTAssertEqual(dangling, ERROR_INVALID_ACL, "an ACL whose descriptor was freed")
+        XCTAssertFalse(GetSecurityDescriptorDacl(descriptor, &present, &dacl, &defaulted))
+        XCTAssertEqual(GetLastError(), ERROR_INVALID_SECURITY_DESCR)
+        XCTAssertEqual(WindowsShimThread.counts.invalidDescriptorUses - before.invalidDescriptorUses, 2)
     }
 
     /// The shim's checks are not vacuous: a descriptor freed before CreateFileW, and a second LocalFree, are caught.

@@ -9,7 +9,8 @@ import WinSDK
 
 /// The security descriptor a new token, journal or lock file is created with: a protected DACL (nothing inherited
 /// from the folder) holding one entry, full access for the user this process runs as. No other account — not
-/// Users, not Everyone, not another user of a shared folder such as ProgramData — can open the file.
+/// Users, not Everyone, not another user of a shared folder such as ProgramData — can open the file. An existing
+/// token or journal file is given the same DACL when it is read (`tighten`).
 ///
 /// Written as SDDL, `D:P(A;;FA;;;<user SID>)`, and converted by the system: one documented call instead of building
 /// the ACL by hand, and the whole policy readable on one line. The user's SID is taken from the process token rather
@@ -22,6 +23,51 @@ enum OwnerOnlySecurity {
     static func withAttributes<T>(
         path: String, failure: StorageError.Kind, _ body: (inout SECURITY_ATTRIBUTES) throws -> T
     ) throws -> T {
+        try withDescriptor(path: path, failure: failure) { descriptor in
+            var attributes = SECURITY_ATTRIBUTES(
+                nLength: DWORD(MemoryLayout<SECURITY_ATTRIBUTES>.size), lpSecurityDescriptor: descriptor,
+                bInheritHandle: false)
+            return try body(&attributes)
+        }
+    }
+
+    /// Best effort, like `fchmod(fd, 0600)` on POSIX: gives the existing file at `path` this protected owner-only DACL,
+    /// replacing whatever it had — entries inherited from its folder, or whatever the program that wrote, copied or
+    /// restored it left. A failure (the file belongs to another account and we may not change its DACL, say) is
+    /// ignored: it must not stop the caller from reading a file it is allowed to read. Nothing allocated is kept.
+    ///
+    /// SetNamedSecurityInfoW rather than SetFileSecurityW: the latter's documentation calls it obsolete and points to
+    /// the former, whose SecurityInfo takes PROTECTED_DACL_SECURITY_INFORMATION (the DACL is protected from the
+    /// folder's inheritable entries, the `P` of the SDDL) and which returns its error instead of setting
+    /// GetLastError. It takes the DACL itself, which GetSecurityDescriptorDacl finds inside the converted descriptor
+    /// (a pointer into it, freed with it).
+    ///
+    /// Applied on every call rather than only when the DACL differs: comparing would mean reading the file's
+    /// descriptor and walking its entries, while setting the same DACL again changes nothing. The library reads these
+    /// files rarely (the state is kept in memory) and under the storage lock.
+    static func tighten(path: String) {
+        _ = try? withDescriptor(path: path, failure: .unreadable) { descriptor in
+            var present: WindowsBool = false
+            var defaulted: WindowsBool = false
+            var dacl: PACL? = nil
+            guard GetSecurityDescriptorDacl(descriptor, &present, &dacl, &defaulted), present.boolValue, let dacl else {
+                return
+            }
+            // PROTECTED_DACL_SECURITY_INFORMATION is 0x80000000: truncatingIfNeeded keeps that bit whatever integer
+            // type the macro is imported as.
+            let information =
+                DWORD(DACL_SECURITY_INFORMATION) | DWORD(truncatingIfNeeded: PROTECTED_DACL_SECURITY_INFORMATION)
+            var name = Array(path.utf16) + [0]
+            _ = name.withUnsafeMutableBufferPointer {
+                SetNamedSecurityInfoW($0.baseAddress, SE_FILE_OBJECT, information, nil, nil, dacl, nil)
+            }
+        }
+    }
+
+    /// Runs `body` with the owner-only descriptor, freeing what the system allocated when `body` returns.
+    private static func withDescriptor<T>(
+        path: String, failure: StorageError.Kind, _ body: (PSECURITY_DESCRIPTOR) throws -> T
+    ) throws -> T {
         let sid = try currentUserSID(path: path, failure: failure)
         let sddl = "D:P(A;;FA;;;\(sid))"
         var descriptor: PSECURITY_DESCRIPTOR? = nil
@@ -32,10 +78,7 @@ enum OwnerOnlySecurity {
             throw refused(path, failure, "ConvertStringSecurityDescriptorToSecurityDescriptorW", GetLastError())
         }
         defer { _ = LocalFree(descriptor) }
-        var attributes = SECURITY_ATTRIBUTES(
-            nLength: DWORD(MemoryLayout<SECURITY_ATTRIBUTES>.size), lpSecurityDescriptor: descriptor,
-            bInheritHandle: false)
-        return try body(&attributes)
+        return try body(descriptor)
     }
 
     /// The process user's SID as text (`S-1-5-21-…`).
