@@ -44,7 +44,8 @@ enum OwnerOnlySecurity {
     ///
     /// Applied on every call rather than only when the DACL differs: comparing would mean reading the file's
     /// descriptor and walking its entries, while setting the same DACL again changes nothing. The library reads these
-    /// files rarely (the state is kept in memory) and under the storage lock.
+    /// files rarely (it keeps the state in memory), mostly under the storage lock; two processes setting the same DACL
+    /// at once, or one setting it while another renames a new owner-only file into place, leave the file owner-only.
     static func tighten(path: String) {
         _ = try? withDescriptor(path: path, failure: .unreadable) { descriptor in
             var present: WindowsBool = false
