@@ -1,7 +1,7 @@
 // Test-only declaration shims of the WinSDK security API that
 // Sources/ProfirestAPI/Storage/OwnerOnlySecurity+Windows.swift uses: the process token and its user SID, SID and
-// security-descriptor strings, a descriptor's DACL and setting it on an existing file, and LocalFree for what those
-// return.
+// security-descriptor strings, a descriptor's DACL and setting it on an existing file, reading an existing file's owner
+// and comparing SIDs, and LocalFree for what those return.
 // See WinSDKShims.swift for how declarations are cited and what is not confirmed.
 //
 // Behaviour:
@@ -28,6 +28,13 @@
 //   nothing. A missing path is ERROR_FILE_NOT_FOUND; an ACL pointer that is not one GetSecurityDescriptorDacl gave
 //   from live memory is ERROR_INVALID_ACL and counted as an invalid descriptor use. As documented, the error is the
 //   return value (ERROR_SUCCESS, 0, on success), not GetLastError's.
+// - GetNamedSecurityInfoW models reading a file's or folder's owner only (SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION):
+//   the owner is the one `WindowsFiles` records (see WinSDKShims.swift: the user who created the file through the
+//   shims, or one a test set), returned as a binary SID inside a descriptor the call allocates, LocalFree's to
+//   release like the others. A missing path is ERROR_FILE_NOT_FOUND. Access checks are not modelled (on Windows
+//   reading the owner needs READ_CONTROL or ownership); tests make the call fail instead.
+// - EqualSid compares two binary SIDs; a SID that is not valid (whose result the documentation leaves undefined)
+//   makes it fail with ERROR_INVALID_SID.
 import Foundation
 
 /// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef PVOID PSID;` (winnt.h)
@@ -129,6 +136,9 @@ public typealias SECURITY_INFORMATION = DWORD
 /// `DWORD(truncatingIfNeeded:)`, which gives 0x80000000 whether Swift imports it as UInt32, Int32 or Int.
 public var DACL_SECURITY_INFORMATION: Int { 0x0000_0004 }
 public var PROTECTED_DACL_SECURITY_INFORMATION: Int { 0x8000_0000 }
+/// Same page (MS-DTYP 2.4.7) — `OWNER_SECURITY_INFORMATION 0x00000001`, "The owner identifier of the object is being
+/// referenced." Declared `Int` like the other flag macros (Swift type on Windows not confirmed).
+public var OWNER_SECURITY_INFORMATION: Int { 0x0000_0001 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/processthreadsapi/nf-processthreadsapi-getcurrentprocess —
 /// `HANDLE GetCurrentProcess();` — "a special constant, currently (HANDLE)-1"; it needs no CloseHandle.
@@ -277,6 +287,48 @@ public func SetNamedSecurityInfoW(
     return WindowsFiles.shared.setSecurity(string(pObjectName), .descriptor(applied)) ? 0 : ERROR_FILE_NOT_FOUND
 }
 
+/// https://learn.microsoft.com/en-us/windows/win32/api/aclapi/nf-aclapi-getnamedsecurityinfow —
+/// `DWORD GetNamedSecurityInfoW(LPCWSTR pObjectName, SE_OBJECT_TYPE ObjectType, SECURITY_INFORMATION SecurityInfo,
+/// PSID *ppsidOwner, PSID *ppsidGroup, PACL *ppDacl, PACL *ppSacl, PSECURITY_DESCRIPTOR *ppSecurityDescriptor);`
+/// ppsidOwner "receives a pointer to the owner SID in the security descriptor returned in ppSecurityDescriptor";
+/// ppSecurityDescriptor: "When you have finished using the pointer, free the returned buffer by calling the LocalFree
+/// function. This parameter is required if any one of the ppsidOwner, ppsidGroup, ppDacl, or ppSacl parameters is not
+/// NULL." Returns ERROR_SUCCESS or "a nonzero error code defined in WinError.h". Only reading the owner is modelled.
+public func GetNamedSecurityInfoW(
+    _ pObjectName: LPCWSTR!, _ ObjectType: SE_OBJECT_TYPE, _ SecurityInfo: SECURITY_INFORMATION,
+    _ ppsidOwner: UnsafeMutablePointer<PSID?>!, _ ppsidGroup: UnsafeMutablePointer<PSID?>!,
+    _ ppDacl: UnsafeMutablePointer<PACL?>!, _ ppSacl: UnsafeMutablePointer<PACL?>!,
+    _ ppSecurityDescriptor: UnsafeMutablePointer<PSECURITY_DESCRIPTOR?>!
+) -> DWORD {
+    precondition(ObjectType == SE_FILE_OBJECT, "the WinSDK shim models SE_FILE_OBJECT only")
+    precondition(
+        SecurityInfo == DWORD(OWNER_SECURITY_INFORMATION) && ppsidGroup == nil && ppDacl == nil && ppSacl == nil,
+        "the WinSDK shim models reading the owner only")
+    if let code = WindowsShimThread.enter("GetNamedSecurityInfoW") { return code }
+    guard let pObjectName, let ppSecurityDescriptor else { return ERROR_INVALID_PARAMETER }
+    guard let owner = WindowsFiles.shared.owner(atPath: string(pObjectName)),
+        let sid = WindowsShimUser.binarySID(of: owner)
+    else { return ERROR_FILE_NOT_FOUND }
+    let model = SecurityDescriptorModel(owner: owner, group: nil, daclFlags: [], dacl: nil)
+    // A self-relative descriptor holding only an owner: the 20-byte header (daclOffset is its size), then the SID.
+    let memory = LocalMemory.shared.allocate(byteCount: LocalMemory.daclOffset + sid.count, descriptor: model)
+    sid.withUnsafeBytes { (memory + LocalMemory.daclOffset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    ppSecurityDescriptor.pointee = memory
+    ppsidOwner?.pointee = memory + LocalMemory.daclOffset
+    return 0
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/securitybaseapi/nf-securitybaseapi-equalsid —
+/// `BOOL EqualSid(PSID pSid1, PSID pSid2);` "Two SIDs must match exactly to be considered equal." "If either SID
+/// structure is not valid, the return value is undefined."
+public func EqualSid(_ pSid1: PSID!, _ pSid2: PSID!) -> Bool {
+    if let code = WindowsShimThread.enter("EqualSid") { return fail(code, false) }
+    guard let pSid1, let pSid2, let first = WindowsShimUser.text(ofBinarySID: pSid1),
+        let second = WindowsShimUser.text(ofBinarySID: pSid2)
+    else { return fail(ERROR_INVALID_SID, false) }
+    return first == second
+}
+
 /// https://learn.microsoft.com/en-us/windows/win32/api/winbase/nf-winbase-localfree —
 /// `HLOCAL LocalFree(HLOCAL hMem);` "If the function succeeds, the return value is NULL"; otherwise it is hMem.
 /// "If the hMem parameter is NULL, LocalFree ignores the parameter and returns NULL."
@@ -296,13 +348,19 @@ public enum WindowsShimUser {
     /// A domain-style user SID made up for the tests (S-1-5-21-…-1001).
     public static let sid = "S-1-5-21-2087456514-3914782260-1390573141-1001"
 
-    /// The SID in its binary form: revision, sub-authority count, 6-byte big-endian identifier authority, then each
-    /// sub-authority as a little-endian 32-bit number
-    /// (https://learn.microsoft.com/en-us/windows/win32/secauthz/sid-components).
-    static var binarySID: [UInt8] {
-        let parts = sid.split(separator: "-").dropFirst(2).compactMap { UInt64($0) }
-        let authority = parts[0]
-        let subAuthorities = parts.dropFirst().map { UInt32($0) }
+    /// The user's SID in its binary form.
+    static var binarySID: [UInt8] { binarySID(of: sid)! }
+
+    /// A SID string (`S-1-…`, not an alias) in its binary form: revision, sub-authority count, 6-byte big-endian
+    /// identifier authority, then each sub-authority as a little-endian 32-bit number
+    /// (https://learn.microsoft.com/en-us/windows/win32/secauthz/sid-components); nil when it is not one.
+    static func binarySID(of text: String) -> [UInt8]? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[0] == "S", parts[1] == "1", let authority = UInt64(parts[2]), authority < 1 << 48
+        else { return nil }
+        let subAuthorities = parts.dropFirst(3).compactMap { UInt32($0) }
+        // SID_MAX_SUB_AUTHORITIES is 15.
+        guard subAuthorities.count == parts.count - 3, subAuthorities.count <= 15 else { return nil }
         var bytes: [UInt8] = [1, UInt8(subAuthorities.count)]
         bytes += (0..<6).map { UInt8(truncatingIfNeeded: authority >> (8 * (5 - $0))) }
         for value in subAuthorities { bytes += withUnsafeBytes(of: value.littleEndian, Array.init) }

@@ -314,6 +314,65 @@ final class WindowsOwnerOnlyTests: XCTestCase {
         XCTAssertNil(WindowsFiles.shared.security(atPath: inner), "the folder's ACL is not replaced")
     }
 
+    /// The shim's owners: a file created through CreateFileW is its creator's and stays so when renamed, a test can
+    /// give it another, and deleting it forgets it. GetNamedSecurityInfoW returns that owner inside memory LocalFree
+    /// takes back, EqualSid compares exactly, and a missing file or a SID that is not valid fails.
+    func testTheShimModelsFileOwners() throws {
+        let ours = folder.appendingPathComponent("ours").path
+        let theirs = folder.appendingPathComponent("theirs").path
+        try makeForeignFile(ours, sddl: nil, Data("x".utf8))
+        try makeForeignFile(theirs, sddl: nil, Data("y".utf8))
+        WindowsFiles.shared.setOwner("S-1-5-18", atPath: theirs)
+        let before = WindowsShimThread.counts
+
+        var owners: [PSID?] = []
+        var descriptors: [PSECURITY_DESCRIPTOR?] = []
+        for path in [ours, theirs] {
+            var owner: PSID? = nil
+            var descriptor: PSECURITY_DESCRIPTOR? = nil
+            let status = path.withCString(encodedAs: UTF16.self) {
+                GetNamedSecurityInfoW(
+                    $0, SE_FILE_OBJECT, DWORD(OWNER_SECURITY_INFORMATION), &owner, nil, nil, nil, &descriptor)
+            }
+            XCTAssertEqual(status, 0, path)
+            owners.append(owner)
+            descriptors.append(descriptor)
+        }
+        var texts: [String] = []
+        for owner in owners {
+            var text: LPWSTR? = nil
+            XCTAssertTrue(ConvertSidToStringSidW(owner, &text))
+            texts.append(text.map { String(decodingCString: $0, as: UTF16.self) } ?? "")
+            XCTAssertNil(LocalFree(text))
+        }
+        XCTAssertEqual(texts, [WindowsShimUser.sid, "S-1-5-18"])
+        XCTAssertTrue(EqualSid(owners[0], owners[0]))
+        XCTAssertTrue(EqualSid(owners[1], owners[1]))
+        XCTAssertFalse(EqualSid(owners[0], owners[1]))
+        var notASID: [UInt8] = [9, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0]
+        XCTAssertFalse(EqualSid(owners[0], &notASID))
+        XCTAssertEqual(GetLastError(), ERROR_INVALID_SID)
+        for descriptor in descriptors { XCTAssertNil(LocalFree(descriptor)) }
+        let after = WindowsShimThread.counts
+        XCTAssertEqual(after.allocations - before.allocations, 4, "two descriptors, two SID strings")
+        XCTAssertEqual(after.frees - before.frees, 4)
+
+        var descriptor: PSECURITY_DESCRIPTOR? = nil
+        var owner: PSID? = nil
+        let missing = folder.appendingPathComponent("missing").path.withCString(encodedAs: UTF16.self) {
+            GetNamedSecurityInfoW(
+                $0, SE_FILE_OBJECT, DWORD(OWNER_SECURITY_INFORMATION), &owner, nil, nil, nil, &descriptor)
+        }
+        XCTAssertEqual(missing, ERROR_FILE_NOT_FOUND)
+        XCTAssertNil(descriptor)
+
+        // Replacing their file renames our new owner-only temporary file over it: the file is then ours.
+        try TokenFile.replace(path: theirs, with: Data("z".utf8))
+        XCTAssertEqual(WindowsFiles.shared.owner(atPath: theirs), WindowsShimUser.sid)
+        XCTAssertTrue(ours.withCString(encodedAs: UTF16.self) { DeleteFileW($0) })
+        XCTAssertNil(WindowsFiles.shared.owner(atPath: ours))
+    }
+
     /// The shim's DACL calls are not vacuous: an ACL from a freed descriptor is caught, and without
     /// PROTECTED_DACL_SECURITY_INFORMATION the DACL it records is not protected.
     func testTheShimChecksTheDACLItIsGiven() throws {
