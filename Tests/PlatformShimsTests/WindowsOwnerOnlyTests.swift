@@ -5,8 +5,8 @@ import XCTest
 
 /// The owner-only ACL of the Windows token file, its temporary file and the lock file
 /// (OwnerOnlySecurity+Windows.swift, TokenFile+Windows.swift, FileLock+Windows.swift — the library's files, compiled
-/// unchanged in PlatformShims) against WinSDK shims that record the security descriptor each file is created with,
-/// and the DACL SetNamedSecurityInfoW gives an existing file when it is read.
+/// unchanged in PlatformShims) against WinSDK shims that record the security descriptor and owner each file is created
+/// with, and the DACL SetNamedSecurityInfoW gives an existing file of our own user when it is read.
 /// What this cannot show: that Windows itself enforces that descriptor, and that the SDDL string converts there as
 /// the documentation says.
 final class WindowsOwnerOnlyTests: XCTestCase {
@@ -55,8 +55,8 @@ final class WindowsOwnerOnlyTests: XCTestCase {
             calls,
             [
                 "OpenProcessToken", "GetTokenInformation", "GetTokenInformation", "ConvertSidToStringSidW", "LocalFree",
-                "CloseHandle", "ConvertStringSecurityDescriptorToSecurityDescriptorW", "CreateFileW", "WriteFile",
-                "FlushFileBuffers", "CloseHandle", "MoveFileExW", "LocalFree",
+                "ConvertStringSecurityDescriptorToSecurityDescriptorW", "CreateFileW", "WriteFile", "FlushFileBuffers",
+                "CloseHandle", "MoveFileExW", "LocalFree", "CloseHandle",
             ],
             "the descriptor outlives CreateFileW; flushed and closed before the rename; both allocations freed")
 
@@ -215,23 +215,32 @@ final class WindowsOwnerOnlyTests: XCTestCase {
         XCTAssertTrue(bytes.withUnsafeBytes { WriteFile(handle, $0.baseAddress, DWORD($0.count), &written, nil) })
     }
 
-    /// Files this library did not write — copied in, restored from a backup, written by hand, left by another account —
+    /// Files of our own user that this library did not write — copied in, restored from a backup, written by hand —
     /// with permissions wider than owner-only.
     private let foreignFiles: [(what: String, sddl: String?, viaFoundation: Bool)] = [
         ("written by Foundation (no descriptor the shims know of)", nil, true),
         ("created with no descriptor: the folder's inherited permissions", nil, false),
         ("created with entries inherited from the folder", "D:AI(A;ID;FA;;;SY)(A;ID;FA;;;BA)(A;ID;FR;;;BU)", false),
-        ("left by another user, readable by Everyone", "D:P(A;;FA;;;S-1-5-21-1-2-3-1002)(A;;FR;;;WD)", false),
+        ("ours, open to another user and readable by Everyone", "D:P(A;;FA;;;S-1-5-21-1-2-3-1002)(A;;FR;;;WD)", false),
     ]
 
-    /// Like fchmod(0600) on POSIX: reading a token or journal file first gives it the owner-only DACL, whatever it had,
-    /// and returns its bytes unchanged; nothing is created, everything allocated is freed.
+    /// Another account, and what its token file might allow: a service running as LocalSystem whose file
+    /// administrators may read, and another user's file readable by Everyone.
+    private let otherOwners: [(what: String, owner: String, sddl: String?)] = [
+        ("a service's file (LocalSystem)", "S-1-5-18", "D:P(A;;FA;;;SY)(A;;FA;;;BA)(A;;FR;;;BU)"),
+        ("another user's file", "S-1-5-21-1-2-3-1002", "D:P(A;;FA;;;S-1-5-21-1-2-3-1002)(A;;FR;;;WD)"),
+        ("another user's file with the folder's permissions", "S-1-5-21-1-2-3-1002", nil),
+    ]
+
+    /// Like fchmod(0600) on POSIX: reading a token or journal file of our own user first gives it the owner-only DACL,
+    /// whatever it had, and returns its bytes unchanged; nothing is created, everything allocated is freed.
     func testAnExistingWideFileIsMadeOwnerOnlyWhenRead() throws {
         let secret = Data("{\"refresh\":\"secret-r1\",\"other\":\"é\"}".utf8)
         for (index, file) in foreignFiles.enumerated() {
             let path = folder.appendingPathComponent("tokens-\(index).json").path
             try makeForeignFile(path, sddl: file.sddl, viaFoundation: file.viaFoundation, secret)
             XCTAssertNotEqual(WindowsFiles.shared.security(atPath: path), .descriptor(ownerOnly), file.what)
+            XCTAssertEqual(WindowsFiles.shared.owner(atPath: path), WindowsShimUser.sid, file.what)
             let creations = WindowsFiles.shared.creations(inFolder: folder.path)
             let handles = WindowsFiles.shared.openHandles
             let before = WindowsShimThread.counts
@@ -242,47 +251,90 @@ final class WindowsOwnerOnlyTests: XCTestCase {
             XCTAssertEqual(
                 calls,
                 [
-                    "OpenProcessToken", "GetTokenInformation", "GetTokenInformation", "ConvertSidToStringSidW",
-                    "LocalFree", "CloseHandle", "ConvertStringSecurityDescriptorToSecurityDescriptorW",
-                    "GetSecurityDescriptorDacl", "SetNamedSecurityInfoW", "LocalFree",
+                    "OpenProcessToken", "GetTokenInformation", "GetTokenInformation", "GetNamedSecurityInfoW",
+                    "EqualSid", "LocalFree", "ConvertSidToStringSidW", "LocalFree",
+                    "ConvertStringSecurityDescriptorToSecurityDescriptorW", "GetSecurityDescriptorDacl",
+                    "SetNamedSecurityInfoW", "LocalFree", "CloseHandle",
                 ],
-                "\(file.what): the descriptor the library creates files with, its DACL set on the file, then freed")
+                "\(file.what): our own file, so the DACL of the descriptor the library creates files with is set on it")
             assertOwnerOnly(WindowsFiles.shared.security(atPath: path), "\(file.what), once read")
             XCTAssertEqual(WindowsFiles.shared.creations(inFolder: folder.path), creations, "\(file.what): no file made")
             let after = WindowsShimThread.counts
-            XCTAssertEqual(after.allocations - before.allocations, 2, "\(file.what): the SID string and the descriptor")
-            XCTAssertEqual(after.frees - before.frees, 2, "\(file.what): both freed")
+            XCTAssertEqual(
+                after.allocations - before.allocations, 3, "\(file.what): the owner, the SID string, the descriptor")
+            XCTAssertEqual(after.frees - before.frees, 3, "\(file.what): all freed")
             XCTAssertEqual(after.invalidFrees, before.invalidFrees, file.what)
             XCTAssertEqual(after.invalidDescriptorUses, before.invalidDescriptorUses, file.what)
             XCTAssertEqual(WindowsFiles.shared.openHandles, handles, "\(file.what): the token handle is closed")
             // Reading again sets the same DACL again, and changes nothing else.
             XCTAssertEqual(try TokenFile.load(path: path), secret, file.what)
             assertOwnerOnly(WindowsFiles.shared.security(atPath: path), "\(file.what), read twice")
+            XCTAssertEqual(WindowsFiles.shared.owner(atPath: path), WindowsShimUser.sid, "\(file.what): still ours")
         }
         XCTAssertEqual(try files(), foreignFiles.indices.map { "tokens-\($0).json" })
     }
 
-    /// Best effort: whichever call fails — SetNamedSecurityInfoW refused because the file belongs to another account,
-    /// or any call that builds the descriptor — the bytes we may read are still returned, the file keeps its DACL,
-    /// and nothing leaks.
+    /// Unlike fchmod, a new DACL would take access away from the file's owner: an administrator reading a service's
+    /// token file would lock the service out. So another account's file is read as it is: its bytes returned, its DACL
+    /// untouched, and only its owner read (and freed) on the way.
+    func testAnotherAccountsFileIsReadButNotTightened() throws {
+        let secret = Data("{\"refresh\":\"secret-r1\"}".utf8)
+        for (index, file) in otherOwners.enumerated() {
+            let path = folder.appendingPathComponent("service-\(index).json").path
+            try makeForeignFile(path, sddl: file.sddl, secret)
+            WindowsFiles.shared.setOwner(file.owner, atPath: path)
+            let original = WindowsFiles.shared.security(atPath: path)
+            let handles = WindowsFiles.shared.openHandles
+            let before = WindowsShimThread.counts
+            var loaded: Data?
+            let (calls, error) = WindowsShimThread.tracing { loaded = try TokenFile.load(path: path) }
+            XCTAssertNil(error, file.what)
+            XCTAssertEqual(loaded, secret, "\(file.what): the bytes, unchanged")
+            XCTAssertEqual(
+                calls,
+                [
+                    "OpenProcessToken", "GetTokenInformation", "GetTokenInformation", "GetNamedSecurityInfoW",
+                    "EqualSid", "LocalFree", "CloseHandle",
+                ],
+                "\(file.what): the owner is compared, and no DACL is made or set")
+            XCTAssertEqual(WindowsFiles.shared.security(atPath: path), original, "\(file.what): the DACL is as it was")
+            XCTAssertEqual(WindowsFiles.shared.owner(atPath: path), file.owner, "\(file.what): the owner is as it was")
+            let after = WindowsShimThread.counts
+            XCTAssertEqual(after.allocations - before.allocations, 1, "\(file.what): the descriptor holding the owner")
+            XCTAssertEqual(after.frees - before.frees, 1, "\(file.what): freed")
+            XCTAssertEqual(after.invalidFrees, before.invalidFrees, file.what)
+            XCTAssertEqual(after.invalidDescriptorUses, before.invalidDescriptorUses, file.what)
+            XCTAssertEqual(WindowsFiles.shared.openHandles, handles, "\(file.what): the token handle is closed")
+        }
+    }
+
+    /// Best effort: whichever call fails — reading or comparing the file's owner (GetNamedSecurityInfoW needs
+    /// READ_CONTROL), any call that builds the descriptor, or SetNamedSecurityInfoW itself — the bytes we may read
+    /// are still returned, the file keeps its DACL, and nothing leaks. An owner that cannot be read or compared is
+    /// not taken for ours: no DACL is set then.
     func testAFailedTighteningStillReturnsTheBytes() throws {
         let secret = Data("{\"refresh\":\"secret-r1\"}".utf8)
         let wide = "D:P(A;;FA;;;S-1-5-21-1-2-3-1002)(A;;FR;;;WD)"
         let path = folder.appendingPathComponent("tokens.json").path
         try makeForeignFile(path, sddl: wide, secret)
+        XCTAssertEqual(WindowsFiles.shared.owner(atPath: path), WindowsShimUser.sid, "our own file")
         let original = WindowsFiles.shared.security(atPath: path)
         let calls = [
-            "OpenProcessToken", "GetTokenInformation", "ConvertSidToStringSidW",
+            "OpenProcessToken", "GetTokenInformation", "GetNamedSecurityInfoW", "EqualSid", "ConvertSidToStringSidW",
             "ConvertStringSecurityDescriptorToSecurityDescriptorW", "GetSecurityDescriptorDacl", "SetNamedSecurityInfoW",
         ]
         for call in calls {
             let handles = WindowsFiles.shared.openHandles
             let before = WindowsShimThread.counts
             var loaded: Data?
-            XCTAssertNoThrow(
-                try WindowsShimThread.failing([call: ERROR_ACCESS_DENIED]) { loaded = try TokenFile.load(path: path) },
-                call)
+            let (made, error) = WindowsShimThread.tracing {
+                try WindowsShimThread.failing([call: ERROR_ACCESS_DENIED]) { loaded = try TokenFile.load(path: path) }
+            }
+            XCTAssertNil(error, call)
             XCTAssertEqual(loaded, secret, "\(call) failing: the bytes are still read")
+            if call == "GetNamedSecurityInfoW" || call == "EqualSid" {
+                XCTAssertFalse(made.contains("SetNamedSecurityInfoW"), "\(call) failing: no DACL set, \(made)")
+            }
             XCTAssertEqual(WindowsFiles.shared.security(atPath: path), original, "\(call) failing: the DACL is as it was")
             let after = WindowsShimThread.counts
             XCTAssertEqual(after.allocations - before.allocations, after.frees - before.frees, "\(call): all freed")
