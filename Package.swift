@@ -13,8 +13,9 @@ let strict: [SwiftSetting] = [
 // - AppleShims: Security, CryptoKit and CommonCrypto declarations as the platform files use them, backed by an
 //   in-memory keychain and the portable SHA-256 (a symlink to the library's file).
 // - WindowsShims: the WinSDK declarations the Windows files use (files, locks, the process token, SDDL security
-//   descriptors, LocalFree), backed by the file system, a handle and lock table, and a record of the security
-//   descriptor each file was created with.
+//   descriptors, reading an existing file's owner and setting its DACL, LocalFree), backed by the file system, a
+//   handle and lock table, and a record of each file's owner and of the security descriptor it was created with or
+//   later given.
 // - PlatformShims: symlinks to the platform files (KeychainTokenStorage, Crypto+CryptoKit, FileLock+Windows,
 //   TokenFile+Windows, OwnerOnlySecurity+Windows) plus the few library files they need (TokenStorage, StorageError, Crypto, PortableSHA256),
 //   built with PROFIREST_SHIMS. Symlinked sources rather than a dependency on ProfirestAPI,

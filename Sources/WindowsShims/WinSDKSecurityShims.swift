@@ -1,6 +1,7 @@
 // Test-only declaration shims of the WinSDK security API that
 // Sources/ProfirestAPI/Storage/OwnerOnlySecurity+Windows.swift uses: the process token and its user SID, SID and
-// security-descriptor strings, and LocalFree for what those return.
+// security-descriptor strings, a descriptor's DACL and setting it on an existing file, reading an existing file's owner
+// and comparing SIDs, and LocalFree for what those return.
 // See WinSDKShims.swift for how declarations are cited and what is not confirmed.
 //
 // Behaviour:
@@ -16,6 +17,24 @@
 //   into a `SecurityDescriptorModel` kept with the memory it returns. Both allocations are LocalFree's to release:
 //   each is counted on the thread that made it (`WindowsShimThread`), and LocalFree of anything else is counted as
 //   invalid.
+// - GetSecurityDescriptorDacl answers for live memory from ConvertStringSecurityDescriptorToSecurityDescriptorW only:
+//   the ACL pointer it gives points into that memory (20 bytes in, where a self-relative descriptor's DACL starts),
+//   so it is freed with the descriptor and needs no LocalFree of its own. Memory that is not live (freed too early)
+//   fails with ERROR_INVALID_SECURITY_DESCR and is counted.
+// - SetNamedSecurityInfoW models SE_FILE_OBJECT with DACL_SECURITY_INFORMATION, with or without
+//   PROTECTED_DACL_SECURITY_INFORMATION, on an existing file or folder: it replaces the security recorded for the path
+//   with that ACL's entries, protected ("P") only when PROTECTED_DACL_SECURITY_INFORMATION is given. Without it a real
+//   system would also merge in the folder's inheritable entries; the shim records the DACL unprotected and adds
+//   nothing. A missing path is ERROR_FILE_NOT_FOUND; an ACL pointer that is not one GetSecurityDescriptorDacl gave
+//   from live memory is ERROR_INVALID_ACL and counted as an invalid descriptor use. As documented, the error is the
+//   return value (ERROR_SUCCESS, 0, on success), not GetLastError's.
+// - GetNamedSecurityInfoW models reading a file's or folder's owner only (SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION):
+//   the owner is the one `WindowsFiles` records (see WinSDKShims.swift: the user who created the file through the
+//   shims, or one a test set), returned as a binary SID inside a descriptor the call allocates, LocalFree's to
+//   release like the others. A missing path is ERROR_FILE_NOT_FOUND. Access checks are not modelled (on Windows
+//   reading the owner needs READ_CONTROL or ownership); tests make the call fail instead.
+// - EqualSid compares two binary SIDs; a SID that is not valid (whose result the documentation leaves undefined)
+//   makes it fail with ERROR_INVALID_SID.
 import Foundation
 
 /// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef PVOID PSID;` (winnt.h)
@@ -25,6 +44,36 @@ public typealias PSID = UnsafeMutableRawPointer
 public typealias PSECURITY_DESCRIPTOR = UnsafeMutableRawPointer
 /// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef HANDLE HLOCAL;`
 public typealias HLOCAL = HANDLE
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef unsigned char BYTE;`
+public typealias BYTE = UInt8
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef unsigned short WORD;`
+public typealias WORD = UInt16
+/// https://learn.microsoft.com/en-us/windows/win32/winprog/windows-data-types — `typedef BOOL far *LPBOOL;` Swift
+/// imports C `BOOL` as `WindowsBool` (the WinSDK overlay), so a `BOOL *` parameter as a pointer to it. Not confirmed
+/// by compiling on Windows; public Swift code that runs there passes `&present` with `var present: WindowsBool` to
+/// GetSecurityDescriptorDacl (read for comparison).
+public typealias LPBOOL = UnsafeMutablePointer<WindowsBool>
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/winnt/ns-winnt-acl — `typedef struct _ACL { BYTE AclRevision;
+/// BYTE Sbz1; WORD AclSize; WORD AceCount; WORD Sbz2; } ACL; typedef ACL *PACL;` The header of an access control
+/// list; the entries follow it in memory. The library only passes the pointer on.
+public struct ACL {
+    public var AclRevision: BYTE
+    public var Sbz1: BYTE
+    public var AclSize: WORD
+    public var AceCount: WORD
+    public var Sbz2: WORD
+    public init() { self.init(AclRevision: 0, Sbz1: 0, AclSize: 0, AceCount: 0, Sbz2: 0) }
+    public init(AclRevision: BYTE, Sbz1: BYTE, AclSize: WORD, AceCount: WORD, Sbz2: WORD) {
+        self.AclRevision = AclRevision
+        self.Sbz1 = Sbz1
+        self.AclSize = AclSize
+        self.AceCount = AceCount
+        self.Sbz2 = Sbz2
+    }
+}
+/// https://learn.microsoft.com/en-us/windows/win32/api/winnt/ns-winnt-acl — `typedef ACL *PACL;`
+public typealias PACL = UnsafeMutablePointer<ACL>
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/winnt/ns-winnt-sid_and_attributes —
 /// `typedef struct _SID_AND_ATTRIBUTES { PSID Sid; DWORD Attributes; } SID_AND_ATTRIBUTES, *PSID_AND_ATTRIBUTES;`
@@ -65,6 +114,31 @@ public var TOKEN_QUERY: Int { 0x0008 }
 /// — "Currently this value must be SDDL_REVISION_1"; its value, 1, is sddl.h's (`#define SDDL_REVISION_1 1`), not
 /// shown on that page.
 public var SDDL_REVISION_1: Int { 1 }
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/accctrl/ne-accctrl-se_object_type —
+/// `typedef enum _SE_OBJECT_TYPE { SE_UNKNOWN_OBJECT_TYPE, SE_FILE_OBJECT, … } SE_OBJECT_TYPE;` SE_FILE_OBJECT is the
+/// second enumerator, so 1 (C numbers enumerators from 0). Imported, like TOKEN_INFORMATION_CLASS, as a
+/// RawRepresentable struct with a global constant per case; the library only ever passes `SE_FILE_OBJECT`, so the
+/// struct's exact Swift name (`SE_OBJECT_TYPE` or `_SE_OBJECT_TYPE`) is not relied on (not confirmed).
+public struct SE_OBJECT_TYPE: RawRepresentable, Equatable {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+}
+public var SE_FILE_OBJECT: SE_OBJECT_TYPE { SE_OBJECT_TYPE(rawValue: 1) }
+
+/// https://learn.microsoft.com/en-us/windows/win32/secauthz/security-information —
+/// `typedef DWORD SECURITY_INFORMATION, *PSECURITY_INFORMATION;`
+public typealias SECURITY_INFORMATION = DWORD
+/// https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-dtyp/23e75ca3-98fd-4396-84e5-86cd9d40d343 (MS-DTYP
+/// 2.4.7 SECURITY_INFORMATION) — `DACL_SECURITY_INFORMATION 0x00000004`, "The DACL of the object is being
+/// referenced."; `PROTECTED_DACL_SECURITY_INFORMATION 0x80000000`, "The DACL cannot inherit ACEs." Declared `Int` like
+/// the other flag macros; their Swift type on Windows is not confirmed, and the library converts the high-bit one with
+/// `DWORD(truncatingIfNeeded:)`, which gives 0x80000000 whether Swift imports it as UInt32, Int32 or Int.
+public var DACL_SECURITY_INFORMATION: Int { 0x0000_0004 }
+public var PROTECTED_DACL_SECURITY_INFORMATION: Int { 0x8000_0000 }
+/// Same page (MS-DTYP 2.4.7) — `OWNER_SECURITY_INFORMATION 0x00000001`, "The owner identifier of the object is being
+/// referenced." Declared `Int` like the other flag macros (Swift type on Windows not confirmed).
+public var OWNER_SECURITY_INFORMATION: Int { 0x0000_0001 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/processthreadsapi/nf-processthreadsapi-getcurrentprocess —
 /// `HANDLE GetCurrentProcess();` — "a special constant, currently (HANDLE)-1"; it needs no CloseHandle.
@@ -145,10 +219,114 @@ public func ConvertStringSecurityDescriptorToSecurityDescriptorW(
     // A self-relative descriptor's size: a 20-byte header, then the ACL (an 8-byte header, each ACE a 4-byte header
     // and 4-byte mask before its SID), at most 68 bytes of SID per ACE. The bytes are not a real descriptor: the shim
     // keeps the parsed form with them, and only CreateFileW reads it.
-    let size = 20 + 8 + (parsed.dacl?.count ?? 0) * (8 + 68)
-    SecurityDescriptor.pointee = LocalMemory.shared.allocate(byteCount: size, descriptor: parsed)
+    let size = LocalMemory.daclOffset + 8 + (parsed.dacl?.count ?? 0) * (8 + 68)
+    let memory = LocalMemory.shared.allocate(byteCount: size, descriptor: parsed)
+    if let dacl = parsed.dacl {
+        // The ACL header where GetSecurityDescriptorDacl points (ACL_REVISION is 2).
+        let header = ACL(
+            AclRevision: 2, Sbz1: 0, AclSize: WORD(8 + dacl.count * (8 + 68)), AceCount: WORD(dacl.count), Sbz2: 0)
+        (memory + LocalMemory.daclOffset).storeBytes(of: header, as: ACL.self)
+    }
+    SecurityDescriptor.pointee = memory
     SecurityDescriptorSize?.pointee = ULONG(size)
     return true
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/securitybaseapi/nf-securitybaseapi-getsecuritydescriptordacl —
+/// `BOOL GetSecurityDescriptorDacl(PSECURITY_DESCRIPTOR pSecurityDescriptor, LPBOOL lpbDaclPresent, PACL *pDacl,
+/// LPBOOL lpbDaclDefaulted);` "If lpbDaclPresent is FALSE, the security descriptor does not contain a DACL, and the
+/// remaining output parameters do not receive valid values."
+public func GetSecurityDescriptorDacl(
+    _ pSecurityDescriptor: PSECURITY_DESCRIPTOR!, _ lpbDaclPresent: LPBOOL!, _ pDacl: UnsafeMutablePointer<PACL?>!,
+    _ lpbDaclDefaulted: LPBOOL!
+) -> Bool {
+    if let code = WindowsShimThread.enter("GetSecurityDescriptorDacl") { return fail(code, false) }
+    guard let pSecurityDescriptor, let lpbDaclPresent, let pDacl, let lpbDaclDefaulted else {
+        return fail(ERROR_INVALID_PARAMETER, false)
+    }
+    guard let descriptor = LocalMemory.shared.descriptor(at: pSecurityDescriptor) else {
+        WindowsShimThread.current.invalidDescriptorUses += 1
+        return fail(ERROR_INVALID_SECURITY_DESCR, false)
+    }
+    guard descriptor.dacl != nil else {
+        lpbDaclPresent.pointee = false
+        return true
+    }
+    lpbDaclPresent.pointee = true
+    lpbDaclDefaulted.pointee = false
+    pDacl.pointee = (pSecurityDescriptor + LocalMemory.daclOffset).assumingMemoryBound(to: ACL.self)
+    return true
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/aclapi/nf-aclapi-setnamedsecurityinfow —
+/// `DWORD SetNamedSecurityInfoW(LPWSTR pObjectName, SE_OBJECT_TYPE ObjectType, SECURITY_INFORMATION SecurityInfo,
+/// PSID psidOwner, PSID psidGroup, PACL pDacl, PACL pSacl);` "If the function succeeds, the function returns
+/// ERROR_SUCCESS. If the function fails, it returns a nonzero error code defined in WinError.h." Only a file's or
+/// folder's DACL is modelled (see the top of this file).
+public func SetNamedSecurityInfoW(
+    _ pObjectName: LPWSTR!, _ ObjectType: SE_OBJECT_TYPE, _ SecurityInfo: SECURITY_INFORMATION, _ psidOwner: PSID!,
+    _ psidGroup: PSID!, _ pDacl: PACL!, _ pSacl: PACL!
+) -> DWORD {
+    let dacl = DWORD(DACL_SECURITY_INFORMATION), protected = DWORD(PROTECTED_DACL_SECURITY_INFORMATION)
+    precondition(ObjectType == SE_FILE_OBJECT, "the WinSDK shim models SE_FILE_OBJECT only")
+    precondition(
+        SecurityInfo & dacl != 0 && SecurityInfo & ~(dacl | protected) == 0 && psidOwner == nil && psidGroup == nil
+            && pSacl == nil,
+        "the WinSDK shim models setting the DACL only")
+    if let code = WindowsShimThread.enter("SetNamedSecurityInfoW") { return code }
+    guard let pObjectName else { return ERROR_INVALID_PARAMETER }
+    // A NULL DACL (everyone may do everything) is legal on Windows but not modelled: the library never sets one.
+    guard let pDacl else { return ERROR_INVALID_PARAMETER }
+    let base = UnsafeMutableRawPointer(pDacl) - LocalMemory.daclOffset
+    guard let descriptor = LocalMemory.shared.descriptor(at: base), let entries = descriptor.dacl else {
+        WindowsShimThread.current.invalidDescriptorUses += 1
+        return ERROR_INVALID_ACL
+    }
+    let applied = SecurityDescriptorModel(
+        owner: nil, group: nil, daclFlags: SecurityInfo & protected != 0 ? ["P"] : [], dacl: entries)
+    return WindowsFiles.shared.setSecurity(string(pObjectName), .descriptor(applied)) ? 0 : ERROR_FILE_NOT_FOUND
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/aclapi/nf-aclapi-getnamedsecurityinfow —
+/// `DWORD GetNamedSecurityInfoW(LPCWSTR pObjectName, SE_OBJECT_TYPE ObjectType, SECURITY_INFORMATION SecurityInfo,
+/// PSID *ppsidOwner, PSID *ppsidGroup, PACL *ppDacl, PACL *ppSacl, PSECURITY_DESCRIPTOR *ppSecurityDescriptor);`
+/// ppsidOwner "receives a pointer to the owner SID in the security descriptor returned in ppSecurityDescriptor";
+/// ppSecurityDescriptor: "When you have finished using the pointer, free the returned buffer by calling the LocalFree
+/// function. This parameter is required if any one of the ppsidOwner, ppsidGroup, ppDacl, or ppSacl parameters is not
+/// NULL." Returns ERROR_SUCCESS or "a nonzero error code defined in WinError.h". Only reading the owner is modelled.
+public func GetNamedSecurityInfoW(
+    _ pObjectName: LPCWSTR!, _ ObjectType: SE_OBJECT_TYPE, _ SecurityInfo: SECURITY_INFORMATION,
+    _ ppsidOwner: UnsafeMutablePointer<PSID?>!, _ ppsidGroup: UnsafeMutablePointer<PSID?>!,
+    _ ppDacl: UnsafeMutablePointer<PACL?>!, _ ppSacl: UnsafeMutablePointer<PACL?>!,
+    _ ppSecurityDescriptor: UnsafeMutablePointer<PSECURITY_DESCRIPTOR?>!
+) -> DWORD {
+    precondition(ObjectType == SE_FILE_OBJECT, "the WinSDK shim models SE_FILE_OBJECT only")
+    precondition(
+        SecurityInfo == DWORD(OWNER_SECURITY_INFORMATION) && ppsidGroup == nil && ppDacl == nil && ppSacl == nil,
+        "the WinSDK shim models reading the owner only")
+    if let code = WindowsShimThread.enter("GetNamedSecurityInfoW") { return code }
+    guard let pObjectName, let ppSecurityDescriptor else { return ERROR_INVALID_PARAMETER }
+    guard let owner = WindowsFiles.shared.owner(atPath: string(pObjectName)),
+        let sid = WindowsShimUser.binarySID(of: owner)
+    else { return ERROR_FILE_NOT_FOUND }
+    let model = SecurityDescriptorModel(owner: owner, group: nil, daclFlags: [], dacl: nil)
+    // A self-relative descriptor holding only an owner: the 20-byte header (daclOffset is its size), then the SID.
+    let memory = LocalMemory.shared.allocate(byteCount: LocalMemory.daclOffset + sid.count, descriptor: model)
+    sid.withUnsafeBytes { (memory + LocalMemory.daclOffset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    ppSecurityDescriptor.pointee = memory
+    ppsidOwner?.pointee = memory + LocalMemory.daclOffset
+    return 0
+}
+
+/// https://learn.microsoft.com/en-us/windows/win32/api/securitybaseapi/nf-securitybaseapi-equalsid —
+/// `BOOL EqualSid(PSID pSid1, PSID pSid2);` "Two SIDs must match exactly to be considered equal." "If either SID
+/// structure is not valid, the return value is undefined."
+public func EqualSid(_ pSid1: PSID!, _ pSid2: PSID!) -> Bool {
+    if let code = WindowsShimThread.enter("EqualSid") { return fail(code, false) }
+    guard let pSid1, let pSid2, let first = WindowsShimUser.text(ofBinarySID: pSid1),
+        let second = WindowsShimUser.text(ofBinarySID: pSid2)
+    else { return fail(ERROR_INVALID_SID, false) }
+    return first == second
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/winbase/nf-winbase-localfree —
@@ -170,13 +348,19 @@ public enum WindowsShimUser {
     /// A domain-style user SID made up for the tests (S-1-5-21-…-1001).
     public static let sid = "S-1-5-21-2087456514-3914782260-1390573141-1001"
 
-    /// The SID in its binary form: revision, sub-authority count, 6-byte big-endian identifier authority, then each
-    /// sub-authority as a little-endian 32-bit number
-    /// (https://learn.microsoft.com/en-us/windows/win32/secauthz/sid-components).
-    static var binarySID: [UInt8] {
-        let parts = sid.split(separator: "-").dropFirst(2).compactMap { UInt64($0) }
-        let authority = parts[0]
-        let subAuthorities = parts.dropFirst().map { UInt32($0) }
+    /// The user's SID in its binary form.
+    static var binarySID: [UInt8] { binarySID(of: sid)! }
+
+    /// A SID string (`S-1-…`, not an alias) in its binary form: revision, sub-authority count, 6-byte big-endian
+    /// identifier authority, then each sub-authority as a little-endian 32-bit number
+    /// (https://learn.microsoft.com/en-us/windows/win32/secauthz/sid-components); nil when it is not one.
+    static func binarySID(of text: String) -> [UInt8]? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[0] == "S", parts[1] == "1", let authority = UInt64(parts[2]), authority < 1 << 48
+        else { return nil }
+        let subAuthorities = parts.dropFirst(3).compactMap { UInt32($0) }
+        // SID_MAX_SUB_AUTHORITIES is 15.
+        guard subAuthorities.count == parts.count - 3, subAuthorities.count <= 15 else { return nil }
         var bytes: [UInt8] = [1, UInt8(subAuthorities.count)]
         bytes += (0..<6).map { UInt8(truncatingIfNeeded: authority >> (8 * (5 - $0))) }
         for value in subAuthorities { bytes += withUnsafeBytes(of: value.littleEndian, Array.init) }
@@ -319,6 +503,8 @@ public struct AccessControlEntry: Equatable, Sendable {
 /// LocalFree takes back.
 final class LocalMemory: @unchecked Sendable {
     static let shared = LocalMemory()
+    /// Where a descriptor's ACL starts in its memory: after the 20-byte header of a self-relative descriptor.
+    static let daclOffset = 20
 
     private let lock = NSLock()
     private var live: [Int: SecurityDescriptorModel?] = [:]

@@ -2,33 +2,41 @@
 // (Sources/ProfirestAPI/Storage/FileLock+Windows.swift, TokenFile+Windows.swift, OwnerOnlySecurity+Windows.swift),
 // so those files are type-checked and their logic tested on Linux (target PlatformShims, condition PROFIREST_SHIMS).
 // Never part of the ProfirestAPI library or any product. This file: types, the file API and the handle table;
-// WinSDKSecurityShims.swift: the token, SID and security-descriptor API and LocalFree; WindowsShimControl.swift: what
-// the tests use to inject failures and to read what happened.
+// WinSDKSecurityShims.swift: the token, SID and security-descriptor API, setting an existing file's DACL, reading its
+// owner, EqualSid and LocalFree;
+// WindowsShimControl.swift: what the tests use to inject failures and to read what happened.
 //
 // Each C declaration is cited from its learn.microsoft.com page; the Swift spelling is how Swift imports it on
 // Windows: DWORD = UInt32 (C `unsigned long` is 32-bit there), pointer parameters implicitly unwrapped, and `BOOL`
 // results bridged to Swift `Bool` (the WindowsBool bridging and `INVALID_HANDLE_VALUE` are in Swift's WinSDK overlay,
 // https://github.com/swiftlang/swift/blob/main/stdlib/public/Windows/WinSDK.swift). NOT confirmed by compiling on
 // Windows: the Swift type of the flag macros (GENERIC_READ, FILE_SHARE_*, OPEN_ALWAYS, TOKEN_QUERY,
-// SDDL_REVISION_1, …). They are declared `Int` here; the library converts every one with `DWORD(…)`, which
-// type-checks for any integer type. Likewise not confirmed: whether an unannotated pointer field of an imported C
-// struct (TOKEN_USER.User.Sid, SECURITY_ATTRIBUTES.lpSecurityDescriptor) is `T?` or `T!` — the library's code reads
-// and writes them in ways that type-check either way. The calls as the library spells them match public Swift code
-// that runs on Windows (read for comparison, not copied); that is corroboration, not a compile here.
+// SDDL_REVISION_1, OWNER_SECURITY_INFORMATION, DACL_SECURITY_INFORMATION, PROTECTED_DACL_SECURITY_INFORMATION, …). They are declared `Int` here;
+// the library converts every one with `DWORD(…)` (PROTECTED_DACL_SECURITY_INFORMATION, whose high bit would trap
+// `DWORD(…)` if it came in as a negative Int32, with `DWORD(truncatingIfNeeded:)`), which type-checks for any integer
+// type. Likewise not confirmed: whether an unannotated pointer field of an imported C struct (TOKEN_USER.User.Sid,
+// SECURITY_ATTRIBUTES.lpSecurityDescriptor) is `T?` or `T!` — the library's code reads and writes them in ways that
+// type-check either way — and that `LPBOOL` comes in as `UnsafeMutablePointer<WindowsBool>`. The calls as the library
+// spells them match public Swift code that runs on Windows (read for comparison, not copied); that is corroboration,
+// not a compile here.
 //
 // Behaviour, backed by the real file system of this machine plus an in-process table of handles, locks and the
-// security each file was created with:
+// security and owner each file was created with:
 // - CreateFileW models OPEN_ALWAYS (open or create) and CREATE_NEW (create; ERROR_FILE_EXISTS when the file exists),
 //   ERROR_PATH_NOT_FOUND for a missing folder, and sharing (ERROR_SHARING_VIOLATION when an open handle's share mode
 //   refuses the access asked for, or the new share mode refuses an open handle's access). A file it creates records
 //   the security descriptor of lpSecurityAttributes, parsed from the SDDL it was made from — or "inherited from the
-//   folder" when there is none; an existing file's security is left as it was (as the CreateFileW page says).
+//   folder" when there is none; an existing file's security is left as it was (as the CreateFileW page says). A file
+//   it creates is owned by the creating user, `WindowsShimUser.sid` (an owner the descriptor names is not applied;
+//   the library names none); tests give a file another owner with `WindowsFiles.shared.setOwner`. A file the shims
+//   did not create (written with Foundation by this process) counts as owned by that user too, as it would be on
+//   Windows. Not modelled: an elevated administrator's default owner, the Administrators group.
 //   A descriptor pointer that is not a live one from ConvertStringSecurityDescriptorToSecurityDescriptorW (freed
 //   too early, say) fails with ERROR_INVALID_SECURITY_DESCR and is counted; so is an nLength that is not the size of
 //   SECURITY_ATTRIBUTES (that check is the shim's own strictness).
 // - WriteFile appends at the handle's position; WriteFile and FlushFileBuffers need GENERIC_WRITE.
 // - MoveFileExW renames atomically (rename(2)), replacing the target only with MOVEFILE_REPLACE_EXISTING, and moves
-//   the recorded security with the file, as a rename on one NTFS volume keeps the file's own ACL; it fails with
+//   the recorded security and owner with the file, as a rename on one NTFS volume keeps the file's own ACL and owner; it fails with
 //   ERROR_SHARING_VIOLATION while the source is open without FILE_SHARE_DELETE. DeleteFileW likewise.
 // - LockFileEx with LOCKFILE_EXCLUSIVE_LOCK (and without LOCKFILE_FAIL_IMMEDIATELY) waits until no other handle holds
 //   the file's lock; UnlockFileEx releases it (ERROR_NOT_LOCKED when not held); CloseHandle releases what the handle
@@ -143,6 +151,7 @@ public var ERROR_INSUFFICIENT_BUFFER: DWORD { 122 }
 public var ERROR_NOT_LOCKED: DWORD { 158 }
 public var ERROR_ALREADY_EXISTS: DWORD { 183 }
 public var ERROR_UNKNOWN_REVISION: DWORD { 1305 }
+public var ERROR_INVALID_ACL: DWORD { 1336 }
 public var ERROR_INVALID_SID: DWORD { 1337 }
 public var ERROR_INVALID_SECURITY_DESCR: DWORD { 1338 }
 
@@ -276,11 +285,12 @@ func string(_ pointer: UnsafePointer<WCHAR>) -> String {
     return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF16.self)
 }
 
-/// How a file was created through CreateFileW. Usage: `WindowsFiles.shared.security(atPath: p) == .inheritedFromFolder`
+/// A file's security as the shims recorded it: as CreateFileW created the file, or as SetNamedSecurityInfoW last set
+/// it. Usage: `WindowsFiles.shared.security(atPath: p) == .inheritedFromFolder`
 public enum FileSecurity: Equatable, Sendable {
     /// Created without a security descriptor: Windows gives it what the folder passes on to new files.
     case inheritedFromFolder
-    /// Created with this security descriptor.
+    /// Created with (or later given) this security descriptor.
     case descriptor(SecurityDescriptorModel)
 }
 
@@ -306,15 +316,46 @@ public final class WindowsFiles: @unchecked Sendable {
     private var entries: [Int: Entry] = [:]
     private var holders: [String: Int] = [:]
     private var securities: [String: FileSecurity] = [:]
+    private var owners: [String: String] = [:]
     private var created: [FileCreation] = []
 
     /// How many handles (files and access tokens) are open, for tests checking that nothing leaks.
     public var openHandles: Int { condition.withLock { entries.count } }
 
-    /// The security the file at `path` was created with through CreateFileW (following it through MoveFileExW), or
-    /// nil for a file the shims did not create. Usage: `WindowsFiles.shared.security(atPath: tokenPath)`
+    /// The security the file at `path` was created with through CreateFileW (following it through MoveFileExW) or
+    /// last given by SetNamedSecurityInfoW, or nil for a file the shims neither created nor changed.
+    /// Usage: `WindowsFiles.shared.security(atPath: tokenPath)`
     public func security(atPath path: String) -> FileSecurity? {
         condition.withLock { securities[path] }
+    }
+
+    /// Replaces the security recorded for the existing file or folder at `path` (SetNamedSecurityInfoW); false when
+    /// nothing is there.
+    func setSecurity(_ path: String, _ security: FileSecurity) -> Bool {
+        condition.withLock {
+            guard FileManager.default.fileExists(atPath: path) else { return false }
+            securities[path] = security
+            return true
+        }
+    }
+
+    /// The owner's SID string of the file or folder at `path`: the one recorded (its creator through CreateFileW, or
+    /// set by `setOwner`), else the shims' user for anything else that exists; nil when nothing is there.
+    /// Usage: `WindowsFiles.shared.owner(atPath: tokenPath) == WindowsShimUser.sid`
+    public func owner(atPath path: String) -> String? {
+        condition.withLock {
+            owners[path] ?? (FileManager.default.fileExists(atPath: path) ? WindowsShimUser.sid : nil)
+        }
+    }
+
+    /// Makes `sid` (an `S-1-…` string) the owner of the existing file or folder at `path`, as another account that
+    /// created it, or took ownership of it, would be. Usage: `WindowsFiles.shared.setOwner("S-1-5-18", atPath: p)`
+    public func setOwner(_ sid: String, atPath path: String) {
+        precondition(WindowsShimUser.binarySID(of: sid) != nil, "not a SID string: \(sid)")
+        condition.withLock {
+            precondition(FileManager.default.fileExists(atPath: path), "no file at \(path)")
+            owners[path] = sid
+        }
     }
 
     /// The files CreateFileW created directly in `folder`, oldest first — including those since renamed or deleted.
@@ -373,6 +414,7 @@ public final class WindowsFiles: @unchecked Sendable {
                 return fail(ERROR_ACCESS_DENIED, INVALID_HANDLE_VALUE)
             }
             securities[path] = security
+            owners[path] = WindowsShimUser.sid
             created.append(FileCreation(path: path, security: security))
             setLastError(0)
         }
@@ -423,6 +465,7 @@ public final class WindowsFiles: @unchecked Sendable {
         }
         guard rename(from, to) == 0 else { return fail(ERROR_ACCESS_DENIED, false) }
         securities[to] = securities.removeValue(forKey: from)
+        owners[to] = owners.removeValue(forKey: from)
         return true
     }
 
@@ -437,6 +480,7 @@ public final class WindowsFiles: @unchecked Sendable {
             return fail(ERROR_ACCESS_DENIED, false)
         }
         securities[path] = nil
+        owners[path] = nil
         return true
     }
 

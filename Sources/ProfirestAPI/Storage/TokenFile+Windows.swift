@@ -13,9 +13,15 @@ import WinSDK
 /// flushed, and renamed over the old file; a rename on the same volume keeps the temporary file's ACL, so the file
 /// is never readable by another account, not even briefly.
 enum TokenFile {
-    /// The file's bytes, or nil when it does not exist.
+    /// The file's bytes, or nil when it does not exist. Tightens a file of this user that others could read.
     static func load(path: String) throws -> Data? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
+        // As on POSIX: a file this library did not write (copied in, restored from a backup, written by hand) gets the
+        // owner-only ACL before its secrets are read, best effort, if it belongs to this process's user (another
+        // account's file is left as it is, see `tighten`). A folder is not a token file: its ACL is left alone, and
+        // reading it fails below.
+        if !isFolder.boolValue { OwnerOnlySecurity.tighten(path: path) }
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
