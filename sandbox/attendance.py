@@ -93,11 +93,3 @@ def presence_list(sb: Sandbox, rid: str) -> list[dict]:
 @operation("listAttendancePresence")
 async def list_presence(ctx: Ctx) -> web.Response:
     return page(ctx.request, presence_list(ctx.sb, ctx.rid), "presence:" + ctx.rid)
-
-
-def routes(app: web.Application) -> None:
-    r = app.router
-    r.add_post("/v2/restaurants/{restaurant_id}/attendance/punches", create_punch)
-    r.add_get("/v2/restaurants/{restaurant_id}/attendance/punches", list_punches)
-    r.add_post("/v2/restaurants/{restaurant_id}/attendance/punches/batch", create_batch)
-    r.add_get("/v2/restaurants/{restaurant_id}/attendance/presence", list_presence)

@@ -50,12 +50,3 @@ async def get_backup_content(ctx: Ctx) -> web.Response:
     data = ctx.sb.store.get_blob(b["id"]) or b""
     return web.Response(status=200, body=data, headers={
         "Content-Type": "application/zip", "Content-Disposition": f'attachment; filename="{b["id"]}.zip"'})
-
-
-def routes(app: web.Application) -> None:
-    r = app.router
-    base = "/v2/restaurants/{restaurant_id}/backups"
-    r.add_post(base, create_backup)
-    r.add_get(base, list_backups)
-    r.add_get(base + "/{backup_id}", get_backup)
-    r.add_get(base + "/{backup_id}/content", get_backup_content)

@@ -110,9 +110,3 @@ def price_items(sb: Sandbox, restaurant: dict, channel: str, items: list[dict], 
     if invalid:
         raise ApiError("validation_failed", "Some modifiers are wrong.", errors=invalid)
     return out
-
-
-def routes(app: web.Application) -> None:
-    r = app.router
-    base = "/v2/restaurants/{restaurant_id}"
-    r.add_get(base + "/catalog", get_catalog)

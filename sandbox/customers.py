@@ -91,11 +91,3 @@ async def update_customer(ctx: Ctx) -> web.Response:
         ctx.sb.store.put("customer", c["id"], c)
         ctx.sb.emit("customer.updated", HOME_RESTAURANT, {"customer_id": c["id"], "version": c["version"]})
     return json_response(c, 200, {"ETag": etag(c)})
-
-
-def routes(app: web.Application) -> None:
-    r = app.router
-    r.add_get("/v2/customers", list_customers)
-    r.add_post("/v2/customers", create_customer)
-    r.add_get("/v2/customers/{customer_id}", get_customer)
-    r.add_patch("/v2/customers/{customer_id}", update_customer)

@@ -158,8 +158,3 @@ async def cut_streams(sb: Sandbox, conn_id: str | None = None) -> int:
 
 async def close_streams(app: web.Application) -> None:
     await cut_streams(app["sb"])
-
-
-def routes(app: web.Application) -> None:
-    app.router.add_get("/v2/events", list_events)
-    app.router.add_get("/v2/events/stream", stream_events)

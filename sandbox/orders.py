@@ -176,17 +176,3 @@ async def change_delivery(ctx: Ctx) -> web.Response:
     ctx.sb.store.put("delivery", d["id"], d, ctx.rid)
     ctx.sb.emit("delivery.updated", ctx.rid, {"delivery_id": d["id"], "order_id": d["order_id"], "status": new})
     return json_response(d)
-
-
-def routes(app: web.Application) -> None:
-    r = app.router
-    base = "/v2/restaurants/{restaurant_id}"
-    r.add_post(base + "/quotes", create_quote)
-    r.add_post(base + "/orders", create_order)
-    r.add_get(base + "/orders", list_orders)
-    r.add_get(base + "/orders/{order_id}", get_order)
-    r.add_post(base + "/orders/{order_id}/status", change_order_status)
-    r.add_get(base + "/kitchen/tickets", list_tickets)
-    r.add_post(base + "/kitchen/tickets/{ticket_id}/status", change_ticket)
-    r.add_get(base + "/deliveries", list_deliveries)
-    r.add_post(base + "/deliveries/{delivery_id}/status", change_delivery)

@@ -1,4 +1,4 @@
-"""The aiohttp application: routes of every module, middlewares (request id, request log, faults, contract
+"""The aiohttp application: routes of every module (an @operation handler's from the contract), middlewares (request id, request log, faults, contract
 validation, problem errors) and running on a port with the first stdout line as JSON."""
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import traceback
 
 from aiohttp import web
 
-from . import (admin, attendance, backups, catalog, connection, consent, customers, events, faults, oauth, orders, pairing,
-               reqlog, restaurants, tabs, tokens, validation)
+from . import (admin, attendance, backups, catalog, connection, consent, contract, customers, events, faults, oauth, orders,
+               pairing, reqlog, restaurants, tabs, tokens, validation)
 from .bodies import read_body
 from .errors import ApiError, OAuthError, problem
 from .state import Sandbox, token_hash
@@ -139,6 +139,16 @@ async def _request_id_header(request: web.Request, response: web.StreamResponse)
         response.headers["Profirest-Request-Id"] = request["request_id"]
 
 
+def add_operations(app: web.Application, module) -> None:
+    """Every @operation handler defined in `module`, at the method and path the contract gives its operationId: the
+    contract is the one route table, so a handler cannot sit at a path the contract does not name."""
+    for handler in vars(module).values():
+        operation_id = getattr(handler, "operation_id", None)
+        if operation_id and handler.__module__ == module.__name__:
+            where = contract.operations()[operation_id]
+            app.router.add_route(where["method"], where["path"], handler)
+
+
 def make_app(sb: Sandbox) -> web.Application:
     app = web.Application(middlewares=[outer, fault_injection, contract_validation, errors],
                           client_max_size=sb.config["backup_body_limit"] + 1024 * 1024)
@@ -146,7 +156,9 @@ def make_app(sb: Sandbox) -> web.Application:
     app.on_response_prepare.append(_request_id_header)
     for module in (oauth, pairing, consent, tokens, connection, restaurants, attendance, catalog, orders, tabs, customers,
                    backups, events, admin):
-        module.routes(app)
+        add_operations(app, module)
+        if hasattr(module, "routes"):  # what the contract has no operationId for, or serves in its own way
+            module.routes(app)
     app.on_shutdown.append(events.close_streams)
     return app
 

@@ -109,14 +109,3 @@ async def create_receipt(ctx: Ctx) -> web.Response:
 @operation("getReceipt")
 async def get_receipt(ctx: Ctx) -> web.Response:
     return json_response(owned(ctx, "receipt", "receipt_id"))
-
-
-def routes(app: web.Application) -> None:
-    r = app.router
-    base = "/v2/restaurants/{restaurant_id}"
-    r.add_get(base + "/tabs", list_tabs)
-    r.add_post(base + "/tabs", create_tab)
-    r.add_get(base + "/tabs/{tab_id}", get_tab)
-    r.add_post(base + "/tabs/{tab_id}/items", add_tab_items)
-    r.add_post(base + "/receipts", create_receipt)
-    r.add_get(base + "/receipts/{receipt_id}", get_receipt)

@@ -205,3 +205,20 @@ def test_stops_on_sigterm_and_when_stdin_closes():
     assert '"ready"' in proc.stdout.readline()
     proc.stdin.close()
     assert proc.wait(timeout=5) == 0
+
+
+def test_every_contract_operation_is_served_at_its_path():
+    """The routes of @operation handlers come from the contract: each operationId is served at its method and path,
+    by the handler that names it (or, for the current staff session, by the one handler both its operations share)."""
+    from sandbox import contract
+    from sandbox.server import make_app
+    from sandbox.state import Sandbox
+
+    app = make_app(Sandbox())
+    served = {(route.method, route.resource.canonical): route.handler for route in app.router.routes()
+              if route.resource is not None}
+    for operation_id, where in contract.operations().items():
+        handler = served.get((where["method"], where["path"]))
+        assert handler is not None, f"{operation_id}: {where['method']} {where['path']} has no route"
+        named = getattr(handler, "operation_id", None)
+        assert named in (operation_id, None), f"{operation_id} is served by the handler of {named}"
