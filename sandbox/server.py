@@ -1,5 +1,6 @@
-"""The aiohttp application: routes of every module (an @operation handler's from the contract), middlewares (request id, request log, faults, contract
-validation, problem errors) and running on a port with the first stdout line as JSON."""
+"""The aiohttp application: routes of every module (an @operation handler's from the contract), middlewares
+(request id, request log, faults, contract validation, problem errors) and running on a port with the first stdout
+line as JSON."""
 from __future__ import annotations
 
 import asyncio
