@@ -6,19 +6,26 @@ final class PairingTests: XCTestCase {
     private let clock = VirtualClock()
     private let sleeps = SleepLog()
 
-    private func context(_ endpoint: ScriptedEndpoint, store: StateStore? = nil, clientID: String? = "profirest-dochazka")
-        -> IdentityContext
-    {
+    /// A context on the virtual clock whose sleeps pass at once (recorded in `sleeps`), or with `sleep` instead.
+    private func context(
+        _ endpoint: ScriptedEndpoint, store: StateStore? = nil, clientID: String? = "profirest-dochazka",
+        sleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
+    ) -> IdentityContext {
         let clock = self.clock
         let sleeps = self.sleeps
         return IdentityContext(
             store: store ?? StateStore(storage: MemoryTokenStorage(), key: key), endpoint: endpoint, clientID: clientID,
             clock: clock.function,
-            sleep: { seconds in
+            sleep: sleep ?? { seconds in
                 try Task.checkCancellation()
                 sleeps.record(seconds)
                 clock.advance(seconds)
             })
+    }
+
+    /// A sleep that only ends by cancellation: an hour that never passes, since these tests cancel right away.
+    private static let untilCancelled: @Sendable (TimeInterval) async throws -> Void = { _ in
+        try await Task.sleep(nanoseconds: 3_600_000_000_000)
     }
 
     private func endpoint(_ script: [ScriptedEndpoint.Answer], expiresIn: Int = 600) -> ScriptedEndpoint {
@@ -141,45 +148,18 @@ final class PairingTests: XCTestCase {
     }
 
     func testCancellingTheTaskStopsPromptly() async throws {
-        let endpoint = endpoint([.oauth("authorization_pending")])
-        let clock = self.clock
-        let ctx = IdentityContext(
-            store: StateStore(storage: MemoryTokenStorage(), key: key), endpoint: endpoint,
-            clientID: "profirest-dochazka", clock: clock.function,
-            // Suspends until cancelled: an hour that never passes, since the test cancels right away.
-            sleep: { _ in try await Task.sleep(nanoseconds: 3_600_000_000_000) })
-        let pairing = try await start(ctx)
+        let pairing = try await start(context(endpoint([.oauth("authorization_pending")]), sleep: Self.untilCancelled))
         let waiting = Task { try await pairing.connected() }
         waiting.cancel()
-        do {
-            try await waiting.value
-            XCTFail("expected cancellation")
-        } catch {
-            XCTAssertTrue(error is CancellationError, "\(error)")
-        }
+        await assertCancelled { try await waiting.value }
     }
 
     func testCancelMethodStopsConnected() async throws {
-        let endpoint = endpoint([.oauth("authorization_pending")])
-        let ctx = IdentityContext(
-            store: StateStore(storage: MemoryTokenStorage(), key: key), endpoint: endpoint,
-            clientID: "profirest-dochazka", clock: clock.function,
-            sleep: { _ in try await Task.sleep(nanoseconds: 3_600_000_000_000) })
-        let pairing = try await start(ctx)
+        let pairing = try await start(context(endpoint([.oauth("authorization_pending")]), sleep: Self.untilCancelled))
         let waiting = Task { try await pairing.connected() }
         pairing.cancel()
-        do {
-            try await waiting.value
-            XCTFail("expected cancellation")
-        } catch {
-            XCTAssertTrue(error is CancellationError, "\(error)")
-        }
-        do {
-            _ = try await pairing.poll()
-            XCTFail("expected cancellation")
-        } catch {
-            XCTAssertTrue(error is CancellationError)
-        }
+        await assertCancelled { try await waiting.value }
+        await assertCancelled { _ = try await pairing.poll() }
     }
 
     func testResumeFromEncodedState() async throws {

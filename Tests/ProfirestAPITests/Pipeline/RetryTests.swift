@@ -229,12 +229,7 @@ final class RetryTests: XCTestCase {
         // The sleep runs in the calling task: cancel that task from inside it.
         h.sleeps.onSleep.withLock { $0 = { withUnsafeCurrentTask { $0?.cancel() } } }
         let task = Task { try await h.api.get("/connection") }
-        do {
-            _ = try await task.value
-            XCTFail("expected cancellation")
-        } catch {
-            XCTAssertTrue(error is CancellationError, "\(error)")
-        }
+        await assertCancelled { _ = try await task.value }
         XCTAssertEqual(h.requests.count, 1)
         XCTAssertEqual(h.transport.remaining, 1)
     }
@@ -250,12 +245,7 @@ final class RetryTests: XCTestCase {
         let task = Task { try await api.get("/connection") }
         await started.wait()
         task.cancel()
-        do {
-            _ = try await task.value
-            XCTFail("expected cancellation")
-        } catch {
-            XCTAssertTrue(error is CancellationError, "\(error)")
-        }
+        await assertCancelled { _ = try await task.value }
         XCTAssertEqual(transport.requests.count, 1)
     }
 
@@ -265,12 +255,7 @@ final class RetryTests: XCTestCase {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await h.api.get("/connection")
         }
-        do {
-            _ = try await task.value
-            XCTFail("expected cancellation")
-        } catch {
-            XCTAssertTrue(error is CancellationError)
-        }
+        await assertCancelled { _ = try await task.value }
         XCTAssertEqual(h.requests.count, 0)
     }
 

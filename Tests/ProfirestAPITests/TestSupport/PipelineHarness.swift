@@ -187,29 +187,34 @@ struct Harness {
     var last: HTTPRequest? { transport.requests.last }
 }
 
-/// Runs `body` and returns the `ProfirestAPIError` it throws, failing the test when it throws nothing else.
-func apiError(_ body: () async throws -> Void, file: StaticString = #filePath, line: UInt = #line) async -> ProfirestAPIError? {
+/// Runs `body` and returns the error of type `E` it throws, failing the test when it throws nothing or another error.
+func thrown<E: Error>(
+    _ type: E.Type, _ body: () async throws -> Void, file: StaticString = #filePath, line: UInt = #line
+) async -> E? {
     do {
         try await body()
-        XCTFail("expected a ProfirestAPIError, nothing was thrown", file: file, line: line)
-    } catch let error as ProfirestAPIError {
+        XCTFail("expected a \(E.self), nothing was thrown", file: file, line: line)
+    } catch let error as E {
         return error
     } catch {
-        XCTFail("expected a ProfirestAPIError, got \(error)", file: file, line: line)
+        XCTFail("expected a \(E.self), got \(error)", file: file, line: line)
     }
     return nil
 }
 
+/// The `ProfirestAPIError` that `body` throws (a test failure when it throws nothing else).
+func apiError(_ body: () async throws -> Void, file: StaticString = #filePath, line: UInt = #line) async -> ProfirestAPIError? {
+    await thrown(ProfirestAPIError.self, body, file: file, line: line)
+}
+
+/// The `ProfirestUsageError` that `body` throws (a test failure when it throws nothing else).
 func usageError(_ body: () async throws -> Void, file: StaticString = #filePath, line: UInt = #line) async -> ProfirestUsageError? {
-    do {
-        try await body()
-        XCTFail("expected a ProfirestUsageError, nothing was thrown", file: file, line: line)
-    } catch let error as ProfirestUsageError {
-        return error
-    } catch {
-        XCTFail("expected a ProfirestUsageError, got \(error)", file: file, line: line)
-    }
-    return nil
+    await thrown(ProfirestUsageError.self, body, file: file, line: line)
+}
+
+/// Fails the test unless `body` ends with a `CancellationError`.
+func assertCancelled(_ body: () async throws -> Void, file: StaticString = #filePath, line: UInt = #line) async {
+    _ = await thrown(CancellationError.self, body, file: file, line: line)
 }
 
 let ok = Step.json(200, ["ok": true])

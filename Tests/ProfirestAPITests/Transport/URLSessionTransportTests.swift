@@ -55,12 +55,7 @@ final class URLSessionTransportTests: XCTestCase {
         try await Task.sleep(nanoseconds: 200_000_000)
         let started = Date()
         task.cancel()
-        do {
-            _ = try await task.value
-            XCTFail("expected cancellation")
-        } catch {
-            XCTAssertTrue(error is CancellationError, "\(error)")
-        }
+        await assertCancelled { _ = try await task.value }
         XCTAssertLessThan(Date().timeIntervalSince(started), 2)
     }
 
