@@ -143,20 +143,9 @@ final class FileTokenStorageTests: XCTestCase {
         // Two instances on one file: exclusion must not depend on sharing an object.
         let storages = [FileTokenStorage(path: path), FileTokenStorage(path: path)]
         try storages[0].set("counter", "0")
-        let errors = ErrorBox()
-        let finished = runOnThreads(8) { index in
-            let storage = storages[index % 2]
-            for _ in 0..<25 {
-                do {
-                    try storage.withLock("counter") {
-                        let n = Int(try storage.get("counter") ?? "0")!
-                        try storage.set("counter", String(n + 1))
-                    }
-                } catch { errors.record(error) }
-            }
-        }
-        XCTAssertTrue(finished)
-        XCTAssertEqual(errors.all, [])
+        let run = incrementUnderLock(threads: 8, rounds: 25) { storages[$0 % 2] }
+        XCTAssertTrue(run.finished)
+        XCTAssertEqual(run.errors, [])
         XCTAssertEqual(try storages[1].get("counter"), "200")
     }
 

@@ -20,19 +20,9 @@ final class MemoryTokenStorageTests: XCTestCase {
     func testWithLockExcludesOtherThreads() throws {
         let storage = MemoryTokenStorage()
         try storage.set("counter", "0")
-        let errors = ErrorBox()
-        let finished = runOnThreads(8) { _ in
-            for _ in 0..<500 {
-                do {
-                    try storage.withLock("counter") {
-                        let n = Int(try storage.get("counter") ?? "0")!
-                        try storage.set("counter", String(n + 1))
-                    }
-                } catch { errors.record(error) }
-            }
-        }
-        XCTAssertTrue(finished)
-        XCTAssertEqual(errors.all, [])
+        let run = incrementUnderLock(threads: 8, rounds: 500) { _ in storage }
+        XCTAssertTrue(run.finished)
+        XCTAssertEqual(run.errors, [])
         XCTAssertEqual(try storage.get("counter"), "4000")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProfirestAPI
 
 /// The package's root directory (where Package.swift is): this file is Tests/ProfirestAPITests/TestSupport/TestHelpers.swift.
 let packageRoot = URL(fileURLWithPath: #filePath)
@@ -64,4 +65,25 @@ func runOnThreads(_ threads: Int, timeout: TimeInterval = 60, _ body: @escaping 
         }.start()
     }
     return group.wait(timeout: .now() + timeout) == .success
+}
+
+/// Adds one to the number stored under "counter" `rounds` times on each of `threads` threads, each read and write
+/// inside `withLock`, with the storage `storage(thread)` picks; a lost update shows as a lower final count.
+/// Returns whether every thread finished in time, and the errors they met.
+func incrementUnderLock(
+    threads: Int, rounds: Int, storage: @escaping @Sendable (Int) -> any LockingTokenStorage
+) -> (finished: Bool, errors: [String]) {
+    let errors = ErrorBox()
+    let finished = runOnThreads(threads) { index in
+        let storage = storage(index)
+        for _ in 0..<rounds {
+            do {
+                try storage.withLock("counter") {
+                    let n = Int(try storage.get("counter") ?? "0")!
+                    try storage.set("counter", String(n + 1))
+                }
+            } catch { errors.record(error) }
+        }
+    }
+    return (finished, errors.all)
 }
