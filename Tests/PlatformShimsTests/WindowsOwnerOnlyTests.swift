@@ -30,6 +30,42 @@ final class WindowsOwnerOnlyTests: XCTestCase {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
     }
 
+    /// One `TokenFile.load`, traced: what it returned or threw, the WinSDK calls it made, and what it allocated,
+    /// freed and left open.
+    private struct TracedLoad {
+        var loaded: Data?
+        var calls: [String]
+        var error: (any Error)?
+        var allocated: Int
+        var freed: Int
+        var invalidFrees: Int
+        var invalidDescriptorUses: Int
+        var handlesLeftOpen: Int
+    }
+
+    private func tracedLoad(_ path: String, failing faults: [String: DWORD] = [:]) -> TracedLoad {
+        let handles = WindowsFiles.shared.openHandles
+        let before = WindowsShimThread.counts
+        var loaded: Data?
+        let (calls, error) = WindowsShimThread.tracing {
+            try WindowsShimThread.failing(faults) { loaded = try TokenFile.load(path: path) }
+        }
+        let after = WindowsShimThread.counts
+        return TracedLoad(
+            loaded: loaded, calls: calls, error: error, allocated: after.allocations - before.allocations,
+            freed: after.frees - before.frees, invalidFrees: after.invalidFrees - before.invalidFrees,
+            invalidDescriptorUses: after.invalidDescriptorUses - before.invalidDescriptorUses,
+            handlesLeftOpen: WindowsFiles.shared.openHandles - handles)
+    }
+
+    /// The load freed all it allocated, freed nothing twice or foreign, used no freed descriptor, and closed its handles.
+    private func assertNothingLeaked(_ load: TracedLoad, _ what: String, line: UInt = #line) {
+        XCTAssertEqual(load.allocated, load.freed, "\(what): all freed", line: line)
+        XCTAssertEqual(load.invalidFrees, 0, what, line: line)
+        XCTAssertEqual(load.invalidDescriptorUses, 0, what, line: line)
+        XCTAssertEqual(load.handlesLeftOpen, 0, "\(what): the token handle is closed", line: line)
+    }
+
     private func assertOwnerOnly(_ security: FileSecurity?, _ what: String, line: UInt = #line) {
         guard case .descriptor(let descriptor)? = security else {
             return XCTFail("\(what) was created with \(String(describing: security)), not a descriptor", line: line)
@@ -242,14 +278,11 @@ final class WindowsOwnerOnlyTests: XCTestCase {
             XCTAssertNotEqual(WindowsFiles.shared.security(atPath: path), .descriptor(ownerOnly), file.what)
             XCTAssertEqual(WindowsFiles.shared.owner(atPath: path), WindowsShimUser.sid, file.what)
             let creations = WindowsFiles.shared.creations(inFolder: folder.path)
-            let handles = WindowsFiles.shared.openHandles
-            let before = WindowsShimThread.counts
-            var loaded: Data?
-            let (calls, error) = WindowsShimThread.tracing { loaded = try TokenFile.load(path: path) }
-            XCTAssertNil(error, file.what)
-            XCTAssertEqual(loaded, secret, "\(file.what): the bytes, unchanged")
+            let load = tracedLoad(path)
+            XCTAssertNil(load.error, file.what)
+            XCTAssertEqual(load.loaded, secret, "\(file.what): the bytes, unchanged")
             XCTAssertEqual(
-                calls,
+                load.calls,
                 [
                     "OpenProcessToken", "GetTokenInformation", "GetTokenInformation", "GetNamedSecurityInfoW",
                     "EqualSid", "LocalFree", "ConvertSidToStringSidW", "LocalFree",
@@ -259,13 +292,8 @@ final class WindowsOwnerOnlyTests: XCTestCase {
                 "\(file.what): our own file, so the DACL of the descriptor the library creates files with is set on it")
             assertOwnerOnly(WindowsFiles.shared.security(atPath: path), "\(file.what), once read")
             XCTAssertEqual(WindowsFiles.shared.creations(inFolder: folder.path), creations, "\(file.what): no file made")
-            let after = WindowsShimThread.counts
-            XCTAssertEqual(
-                after.allocations - before.allocations, 3, "\(file.what): the owner, the SID string, the descriptor")
-            XCTAssertEqual(after.frees - before.frees, 3, "\(file.what): all freed")
-            XCTAssertEqual(after.invalidFrees, before.invalidFrees, file.what)
-            XCTAssertEqual(after.invalidDescriptorUses, before.invalidDescriptorUses, file.what)
-            XCTAssertEqual(WindowsFiles.shared.openHandles, handles, "\(file.what): the token handle is closed")
+            XCTAssertEqual(load.allocated, 3, "\(file.what): the owner, the SID string, the descriptor")
+            assertNothingLeaked(load, file.what)
             // Reading again sets the same DACL again, and changes nothing else.
             XCTAssertEqual(try TokenFile.load(path: path), secret, file.what)
             assertOwnerOnly(WindowsFiles.shared.security(atPath: path), "\(file.what), read twice")
@@ -284,14 +312,11 @@ final class WindowsOwnerOnlyTests: XCTestCase {
             try makeForeignFile(path, sddl: file.sddl, secret)
             WindowsFiles.shared.setOwner(file.owner, atPath: path)
             let original = WindowsFiles.shared.security(atPath: path)
-            let handles = WindowsFiles.shared.openHandles
-            let before = WindowsShimThread.counts
-            var loaded: Data?
-            let (calls, error) = WindowsShimThread.tracing { loaded = try TokenFile.load(path: path) }
-            XCTAssertNil(error, file.what)
-            XCTAssertEqual(loaded, secret, "\(file.what): the bytes, unchanged")
+            let load = tracedLoad(path)
+            XCTAssertNil(load.error, file.what)
+            XCTAssertEqual(load.loaded, secret, "\(file.what): the bytes, unchanged")
             XCTAssertEqual(
-                calls,
+                load.calls,
                 [
                     "OpenProcessToken", "GetTokenInformation", "GetTokenInformation", "GetNamedSecurityInfoW",
                     "EqualSid", "LocalFree", "CloseHandle",
@@ -299,12 +324,8 @@ final class WindowsOwnerOnlyTests: XCTestCase {
                 "\(file.what): the owner is compared, and no DACL is made or set")
             XCTAssertEqual(WindowsFiles.shared.security(atPath: path), original, "\(file.what): the DACL is as it was")
             XCTAssertEqual(WindowsFiles.shared.owner(atPath: path), file.owner, "\(file.what): the owner is as it was")
-            let after = WindowsShimThread.counts
-            XCTAssertEqual(after.allocations - before.allocations, 1, "\(file.what): the descriptor holding the owner")
-            XCTAssertEqual(after.frees - before.frees, 1, "\(file.what): freed")
-            XCTAssertEqual(after.invalidFrees, before.invalidFrees, file.what)
-            XCTAssertEqual(after.invalidDescriptorUses, before.invalidDescriptorUses, file.what)
-            XCTAssertEqual(WindowsFiles.shared.openHandles, handles, "\(file.what): the token handle is closed")
+            XCTAssertEqual(load.allocated, 1, "\(file.what): the descriptor holding the owner")
+            assertNothingLeaked(load, file.what)
         }
     }
 
@@ -324,23 +345,14 @@ final class WindowsOwnerOnlyTests: XCTestCase {
             "ConvertStringSecurityDescriptorToSecurityDescriptorW", "GetSecurityDescriptorDacl", "SetNamedSecurityInfoW",
         ]
         for call in calls {
-            let handles = WindowsFiles.shared.openHandles
-            let before = WindowsShimThread.counts
-            var loaded: Data?
-            let (made, error) = WindowsShimThread.tracing {
-                try WindowsShimThread.failing([call: ERROR_ACCESS_DENIED]) { loaded = try TokenFile.load(path: path) }
-            }
-            XCTAssertNil(error, call)
-            XCTAssertEqual(loaded, secret, "\(call) failing: the bytes are still read")
+            let load = tracedLoad(path, failing: [call: ERROR_ACCESS_DENIED])
+            XCTAssertNil(load.error, call)
+            XCTAssertEqual(load.loaded, secret, "\(call) failing: the bytes are still read")
             if call == "GetNamedSecurityInfoW" || call == "EqualSid" {
-                XCTAssertFalse(made.contains("SetNamedSecurityInfoW"), "\(call) failing: no DACL set, \(made)")
+                XCTAssertFalse(load.calls.contains("SetNamedSecurityInfoW"), "\(call) failing: no DACL set, \(load.calls)")
             }
             XCTAssertEqual(WindowsFiles.shared.security(atPath: path), original, "\(call) failing: the DACL is as it was")
-            let after = WindowsShimThread.counts
-            XCTAssertEqual(after.allocations - before.allocations, after.frees - before.frees, "\(call): all freed")
-            XCTAssertEqual(after.invalidFrees, before.invalidFrees, call)
-            XCTAssertEqual(after.invalidDescriptorUses, before.invalidDescriptorUses, call)
-            XCTAssertEqual(WindowsFiles.shared.openHandles, handles, "\(call): the token handle is closed")
+            assertNothingLeaked(load, call)
         }
         XCTAssertEqual(try files(), ["tokens.json"])
     }
