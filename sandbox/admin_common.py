@@ -7,7 +7,7 @@ import json
 from aiohttp import web
 
 from .errors import json_response
-from .state import Sandbox
+from .state import SANDBOX, Sandbox
 
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 
@@ -36,7 +36,7 @@ async def loopback_only(request: web.Request, handler):
 
 
 def sb_of(request: web.Request) -> Sandbox:
-    return request.app["sb"]
+    return request.app[SANDBOX]
 
 
 def int_query(request: web.Request, name: str, default: int, top: int) -> int:

@@ -12,7 +12,7 @@ from .auth import Conn, authenticate
 from .db import iso, now
 from .errors import json_response
 from .events import cut_streams
-from .state import Sandbox
+from .state import SANDBOX, Sandbox
 
 
 def device_info(dev: dict) -> dict:
@@ -72,7 +72,7 @@ def expire_access_tokens(sb: Sandbox, device_id: str | None = None, client_id: s
 
 
 async def get_connection(request: web.Request) -> web.Response:
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     conn = authenticate(sb, request)
     restaurants = [{"id": r["id"], "name": r["name"], "city": r["city"]}
                    for r in (sb.restaurant(rid) for rid in conn.restaurant_ids) if r]
@@ -84,7 +84,7 @@ async def get_connection(request: web.Request) -> web.Response:
 
 
 async def delete_connection(request: web.Request) -> web.Response:
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     conn = authenticate(sb, request)
     disconnect(sb, conn)
     return web.Response(status=204)

@@ -18,7 +18,7 @@ from .clients import CLIENTS, client_name
 from .db import iso, now
 from .errors import OAuthError
 from .oauth import check_scopes, issue_tokens, issuer, token_json
-from .state import Sandbox, new_id, token_hash
+from .state import SANDBOX, Sandbox, new_id, token_hash
 
 
 def redirect_allowed(uri: str) -> bool:
@@ -62,7 +62,7 @@ def _finish_authorization(sb: Sandbox, areq: dict, approve: bool, restaurant_ids
 
 
 async def authorize(request: web.Request) -> web.Response:
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     q = request.query
     cid = q.get("client_id", "")
     client = CLIENTS.get(cid)
@@ -133,7 +133,7 @@ NO_RESTAURANT = "Vyberte aspoň jednu provozovnu / Choose at least one restauran
 
 async def consent_decision(request: web.Request) -> web.Response:
     """The consent page's form (not part of the contract)."""
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     form = await request.post()
     areq_id = form.get("request", "")
     areq = sb.store.get("authorization_request", areq_id)

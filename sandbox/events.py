@@ -17,7 +17,7 @@ from .db import iso, now
 from .errors import ApiError, json_response, problem
 from .operation import Ctx, operation
 from .paging import comma_list, page_limit, schema_enum
-from .state import Sandbox
+from .state import SANDBOX, Sandbox
 
 log = logging.getLogger("sandbox.events")
 CURSOR_RE = re.compile(r"^ev_c_([0-9]+)_([0-9]+)$")
@@ -157,4 +157,4 @@ async def cut_streams(sb: Sandbox, conn_id: str | None = None) -> int:
 
 
 async def close_streams(app: web.Application) -> None:
-    await cut_streams(app["sb"])
+    await cut_streams(app[SANDBOX])

@@ -17,7 +17,7 @@ from .bodies import read_body
 from .clients import CLIENTS
 from .db import now
 from .errors import ApiError, OAuthError, json_response
-from .state import Sandbox, token_hash
+from .state import SANDBOX, Sandbox, token_hash
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 
@@ -106,7 +106,7 @@ def token_json(data: dict) -> web.Response:
 
 
 async def metadata(request: web.Request) -> web.Response:
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     base = issuer(sb)
     return json_response({
         "issuer": base,

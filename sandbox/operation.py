@@ -14,7 +14,7 @@ from .auth import Conn, authenticate, check_restaurant, staff_from_token
 from .bodies import body_limit, parse_body
 from .errors import ApiError, problem
 from .idempotency import count_commit, run_keyed
-from .state import Sandbox
+from .state import SANDBOX, Sandbox
 
 
 @dataclass
@@ -44,7 +44,7 @@ def operation(operation_id: str, body: str | None = None, staff: str | None = No
     def deco(fn: Callable[[Ctx], Awaitable[web.Response]]):
         @wraps(fn)
         async def handler(request: web.Request) -> web.Response:
-            sb: Sandbox = request.app["sb"]
+            sb = request.app[SANDBOX]
             conn = authenticate(sb, request)
             missing = [s for s in needed if s not in conn.scopes]
             if missing:

@@ -10,13 +10,13 @@ from aiohttp import web
 from .db import iso, now
 from .errors import OAuthError, json_response
 from .oauth import check_scopes, client_auth, issue_tokens, issuer, read_form, token_json
-from .state import Sandbox, new_id, token_hash
+from .state import SANDBOX, Sandbox, new_id, token_hash
 
 USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"
 
 
 async def device_authorization(request: web.Request) -> web.Response:
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     try:
         form = await read_form(sb, request, "DeviceAuthorizationRequest")
         cid, client = client_auth(request, form)

@@ -11,7 +11,7 @@ from .db import iso, now
 from .errors import ApiError, json_response
 from .operation import Ctx, operation
 from .paging import page
-from .state import Sandbox, token_hash
+from .state import SANDBOX, Sandbox, token_hash
 
 
 def summary(r: dict) -> dict:
@@ -129,7 +129,7 @@ async def create_staff_session(ctx: Ctx) -> web.Response:
 
 
 async def current_session(request: web.Request) -> web.Response:
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     conn = authenticate(sb, request)
     if "staff:authenticate" not in conn.scopes:
         raise ApiError("insufficient_scope", "The token lacks the scope staff:authenticate.")

@@ -18,7 +18,7 @@ from . import (admin, attendance, backups, catalog, connection, consent, contrac
                pairing, reqlog, restaurants, tabs, tokens, validation)
 from .bodies import read_body
 from .errors import ApiError, OAuthError, problem
-from .state import Sandbox, token_hash
+from .state import SANDBOX, Sandbox, token_hash
 
 log = logging.getLogger("sandbox")
 access = logging.getLogger("sandbox.access")
@@ -42,7 +42,7 @@ def is_public(path: str) -> bool:
 
 @web.middleware
 async def outer(request: web.Request, handler):
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     request["request_id"] = "req_" + secrets.token_hex(8)
     public = is_public(request.path)
     entry = sb.request_log.start(request, connection_of(sb, request)) if public else None
@@ -71,7 +71,7 @@ async def outer(request: web.Request, handler):
 
 @web.middleware
 async def fault_injection(request: web.Request, handler):
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     if sb.faults and is_public(request.path):
         f = faults.take(sb, request)
         if f:
@@ -82,7 +82,7 @@ async def fault_injection(request: web.Request, handler):
 
 @web.middleware
 async def contract_validation(request: web.Request, handler):
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     if not sb.validate or not is_public(request.path):
         return await handler(request)
     body = None
@@ -153,7 +153,7 @@ def add_operations(app: web.Application, module) -> None:
 def make_app(sb: Sandbox) -> web.Application:
     app = web.Application(middlewares=[outer, fault_injection, contract_validation, errors],
                           client_max_size=sb.config["backup_body_limit"] + 1024 * 1024)
-    app["sb"] = sb
+    app[SANDBOX] = sb
     app.on_response_prepare.append(_request_id_header)
     for module in (oauth, pairing, consent, tokens, connection, restaurants, attendance, catalog, orders, tabs, customers,
                    backups, events, admin):

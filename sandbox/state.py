@@ -109,3 +109,7 @@ class Sandbox:
         except RuntimeError:
             pass
         return ids
+
+
+# The application key the Sandbox is stored under: typed, so handlers read it as a Sandbox (aiohttp AppKey).
+SANDBOX = web.AppKey("sandbox", Sandbox)

@@ -11,11 +11,11 @@ from .db import now
 from .errors import OAuthError
 from .oauth import DEVICE_GRANT, client_auth, issue_tokens, read_form, token_json
 from .pairing import device_code_grant
-from .state import Sandbox, token_hash
+from .state import SANDBOX, Sandbox, token_hash
 
 
 async def token(request: web.Request) -> web.Response:
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     try:
         form = await read_form(sb, request, "TokenRequest")
         cid, client = client_auth(request, form)
@@ -72,7 +72,7 @@ def _refresh_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Respo
 
 
 async def revoke(request: web.Request) -> web.Response:
-    sb: Sandbox = request.app["sb"]
+    sb = request.app[SANDBOX]
     try:
         form = await read_form(sb, request, "RevocationRequest")
         cid, _client = client_auth(request, form)
