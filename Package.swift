@@ -47,7 +47,13 @@ let package = Package(
         .executable(name: "Pichacka", targets: ["Pichacka"]),
     ],
     targets: [
-        .target(name: "ProfirestAPI", swiftSettings: strict),
+        // The library's Linux transport speaks to the system's libcurl through this tiny C target: it loads libcurl at
+        // run time (dlopen; the one FoundationNetworking links) and wraps its variadic functions, so neither the build
+        // nor a user's machine needs curl's development headers. It compiles to nothing on other platforms.
+        .target(
+            name: "CProfirestCurl",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "ProfirestAPI", dependencies: ["CProfirestCurl"], swiftSettings: strict),
         .target(name: "ProfirestCodegenKit", swiftSettings: strict),
         .executableTarget(name: "ProfirestCodegen", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
         .executableTarget(name: "Pichacka", dependencies: ["ProfirestAPI"], swiftSettings: strict),

@@ -16,6 +16,11 @@ Routes (any method):
                      pitfall of TOOLCHAIN-NOTES)
   /v2/basic-401      401 with WWW-Authenticate: Basic and an OAuth error body (so do /oauth/token and
                      /oauth/device_authorization)
+  /v2/quiet-stream   text/event-stream: one comment, then nothing until the client goes (an idle feed)
+  /v2/flood          text/event-stream written as fast as the client takes it (64 KB frames, at most 1 GB);
+                     /v2/flood-sent tells how many bytes the server got rid of so far (back-pressure seen from here)
+  /v2/huge-head      200 with a 100 KB header (more than any client should accept)
+  /v2/bad-status     an answer whose status line is not HTTP
   /oauth/revoke      400 OAuth error whose error_description is the request's Accept-Language, or
                      "(none)" without one (the OAuth requests' headers, seen through the library's OAuth error)
 Writes, each recorded in /v2/writes (the head as soon as it is in, so a request whose body never comes shows):
@@ -55,6 +60,7 @@ def response(status, reason, body=b"", headers=(), close=False):
 WRITES = []  # every write request seen, in order
 DROPPED = set()  # Idempotency-Keys /v2/write-drop-first has dropped once
 UNRECORDED = ("/v2/writes", "/v2/write-quiet")  # paths under /v2/write that WRITES leaves out
+FLOOD = {"sent": 0}  # bytes /v2/flood has handed to its socket, all floods together
 
 
 class Handler(asyncio.Protocol):
@@ -65,6 +71,17 @@ class Handler(asyncio.Protocol):
         self.buffer = b""
         self.served = 0  # requests answered or dropped on this connection
         self.pending = None  # the record of a write whose body is still coming
+        self.writable = asyncio.Event()  # cleared while the socket's send buffer is full (flow control)
+        self.writable.set()
+
+    def pause_writing(self):
+        self.writable.clear()
+
+    def resume_writing(self):
+        self.writable.set()
+
+    def connection_lost(self, exc):
+        self.writable.set()
 
     def data_received(self, data):
         self.buffer += data
@@ -117,6 +134,21 @@ class Handler(asyncio.Protocol):
             return
         elif path == "/v2/hang":
             return
+        elif path == "/v2/quiet-stream":
+            t.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    b"6\r\n: hi\n\n\r\n")
+            return
+        elif path == "/v2/flood":
+            asyncio.ensure_future(self.flood())
+            return
+        elif path == "/v2/flood-sent":
+            t.write(response(200, "OK", json.dumps(FLOOD).encode(), [("Content-Type", "application/json")], close))
+        elif path == "/v2/huge-head":
+            t.write(response(200, "OK", b"{}", [("Content-Type", "application/json"), ("X-Big", "a" * 100_000)], close))
+        elif path == "/v2/bad-status":
+            t.write(b"HTTP/1.1 2x0 Whatever\r\nContent-Length: 2\r\n\r\n{}")
+            t.close()
+            return
         elif path == "/v2/close-soon":
             t.write(response(200, "OK", b'{"ok":true}', [("Content-Type", "application/json")], close))
             asyncio.get_running_loop().call_later(0.002, t.close)
@@ -158,6 +190,19 @@ class Handler(asyncio.Protocol):
         if close:
             t.close()
         return True
+
+    async def flood(self):
+        t = self.transport
+        t.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        frame = b"data: " + b"x" * (64 * 1024 - 8) + b"\n\n"
+        chunk = f"{len(frame):x}\r\n".encode() + frame + b"\r\n"
+        for _ in range(16 * 1024):  # at most 1 GB
+            if t.is_closing():
+                return
+            await self.writable.wait()
+            t.write(chunk)
+            # Counted once the socket took it: what sits in asyncio's own buffer is not "sent".
+            FLOOD["sent"] += len(chunk)
 
     async def stream(self):
         t = self.transport

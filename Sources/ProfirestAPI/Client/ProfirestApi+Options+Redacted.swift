@@ -35,7 +35,7 @@ extension ProfirestApi.Options: CustomStringConvertible, CustomDebugStringConver
             ("refreshMargin", refreshMargin), ("onUnpaired", FunctionSet(onUnpaired != nil)),
             ("onStaffExpired", FunctionSet(onStaffExpired != nil)), ("transport", transport.map(TypeName.init) as Any),
             ("clock", FunctionSet(clock != nil)), ("sleep", FunctionSet(sleep != nil)),
-            ("observer", FunctionSet(observer != nil)),
+            ("observer", FunctionSet(observer != nil)), ("trustedCertificates", trustedCertificates as Any),
         ]
     }
 }

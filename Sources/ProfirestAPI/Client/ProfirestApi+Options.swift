@@ -95,7 +95,8 @@ extension ProfirestApi {
         /// .init(onStaffExpired: { staff in Task { @MainActor in model.lockScreen() } })
         /// ```
         public var onStaffExpired: (@Sendable (StaffInfo) -> Void)?
-        /// Your own transport (proxy, tests); nil means ``URLSessionTransport``.
+        /// Your own transport (proxy, tests); nil means the platform's: ``CurlTransport`` on Linux (one shared by every
+        /// such client in the process), ``URLSessionTransport`` elsewhere.
         ///
         /// ```swift
         /// .init(transport: myTransport)
@@ -124,6 +125,14 @@ extension ProfirestApi {
         /// .init(observer: { event in logger.debug("\(event, privacy: .public)") })
         /// ```
         public var observer: (@Sendable (ProfirestEvent) -> Void)?
+        /// Certificate authorities the default transport trusts besides the system's (a private CA of a proxy or a
+        /// test server); ignored when you pass your own `transport`. Unreadable certificates make every request fail
+        /// with a ``ProfirestUsageError`` that says why.
+        ///
+        /// ```swift
+        /// .init(trustedCertificates: .pemFile("/etc/profirest/ca.pem"))
+        /// ```
+        public var trustedCertificates: TrustedCertificates?
 
         /// Options for a client; every one left out has the default the reference's table gives.
         ///
@@ -148,7 +157,8 @@ extension ProfirestApi {
             transport: (any HTTPTransport)? = nil,
             clock: (@Sendable () -> Date)? = nil,
             sleep: (@Sendable (TimeInterval) async throws -> Void)? = nil,
-            observer: (@Sendable (ProfirestEvent) -> Void)? = nil
+            observer: (@Sendable (ProfirestEvent) -> Void)? = nil,
+            trustedCertificates: TrustedCertificates? = nil
         ) {
             self.baseURL = baseURL
             self.clientID = clientID
@@ -168,6 +178,7 @@ extension ProfirestApi {
             self.clock = clock
             self.sleep = sleep
             self.observer = observer
+            self.trustedCertificates = trustedCertificates
         }
 
         /// The storage key in effect: `storageKey`, or the one every Profirest library derives from the client_id.

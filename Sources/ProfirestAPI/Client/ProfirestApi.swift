@@ -56,7 +56,8 @@ public final class ProfirestApi: Sendable {
             timeout: options.timeout, language: options.language, clock: options.clock ?? { Date() },
             sleep: options.sleep ?? RealTime.sleep, attemptTimer: attemptTimer, random: random,
             observe: options.observer)
-        let transport = options.transport ?? URLSessionTransport()
+        let transport = options.transport
+            ?? DefaultTransport.make(trusting: options.trustedCertificates, observe: options.observer)
         identity = Self.makeIdentity(options: options, base: base, transport: transport, settings: settings)
         pipeline = RequestPipeline(
             transport: transport, authorizer: authorizer ?? IdentityAuthorizer(identity: identity, errors: settings.errors()),

@@ -80,6 +80,13 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
     /// case .outbox(let change):
     /// ```
     case outbox(OutboxChange)
+    /// The default transport could not be used and the client went on with another: on Linux, libcurl could not be
+    /// loaded, so requests go through `URLSessionTransport` (FoundationNetworking) instead. Said once per client.
+    ///
+    /// ```swift
+    /// case .transportFallback(let reason):
+    /// ```
+    case transportFallback(reason: String)
 
     /// One attempt of one request, as much as is safe to log.
     ///
@@ -249,6 +256,7 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
         case .outbox(.delivered(let id)): return "outbox delivered \(id)"
         case .outbox(.refused(let id, let code)): return "outbox refused \(id) (\(code))"
         case .outbox(.waiting(let id, let code)): return "outbox waiting \(id) (\(code))"
+        case .transportFallback(let reason): return "transport: \(reason); using URLSessionTransport"
         }
     }
 }

@@ -56,8 +56,20 @@ struct ErrorFactory: Sendable {
 
     /// A failure without an answer from the transport.
     func fromTransport(_ error: Error) -> ProfirestAPIError {
-        if let urlError = error as? URLError, urlError.code == .timedOut {
-            return make(ErrorCode.timeout, detail: "the transport timed out (\(urlError.code.rawValue))")
+        if let urlError = error as? URLError {
+            switch urlError.code {
+            case .timedOut:
+                return make(ErrorCode.timeout, detail: "the transport timed out (\(urlError.code.rawValue))")
+            case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
+                 .serverCertificateNotYetValid:
+                return make(
+                    ErrorCode.certificateUntrusted,
+                    detail: "\(Self.reason(urlError)); \(Self.howToTrust)")
+            case .cannotParseResponse:
+                return make(ErrorCode.invalidResponse, detail: "the answer is not HTTP as the API speaks it: \(Self.reason(urlError))")
+            default:
+                break
+            }
         }
         let reason: String
         if let urlError = error as? URLError {
@@ -66,6 +78,25 @@ struct ErrorFactory: Sendable {
             reason = String(describing: type(of: error))
         }
         return make(ErrorCode.networkError, detail: reason)
+    }
+
+    private static func reason(_ error: URLError) -> String {
+        "URLError \(error.code.rawValue): \(error.localizedDescription)"
+    }
+
+    /// What to do about a certificate the transport does not trust, on the platform this runs on.
+    static var howToTrust: String {
+        #if os(Linux)
+        return "if the server's certificate comes from a private CA, pass it as "
+            + "ProfirestApi.Options(trustedCertificates: .pemFile(\"ca.pem\")) or add it to the system store "
+            + "(/usr/local/share/ca-certificates, then update-ca-certificates)"
+        #elseif os(Windows)
+        return "if the server's certificate comes from a private CA, add it to the Windows certificate store "
+            + "(Trusted Root Certification Authorities)"
+        #else
+        return "if the server's certificate comes from a private CA, pass it as "
+            + "ProfirestApi.Options(trustedCertificates: .pemFile(\"ca.pem\")) or install and trust its profile on the device"
+        #endif
     }
 
     static func problem(in response: APIResponse) -> JSONValue? {

@@ -23,6 +23,13 @@ public enum ErrorCode {
     /// The request is malformed in a way no other code describes. HTTP 400.
     public static let badRequest = "bad_request"
 
+    /// The server's certificate is not trusted.
+    ///
+    /// The TLS certificate of the server (or of a proxy in front of it) does not chain to a trusted CA. Final, never
+    /// retried; detail says how to trust a private CA on this platform (the trustedCertificates option or the system
+    /// store). From the library, never from the server.
+    public static let certificateUntrusted = "certificate_untrusted"
+
     /// The cursor expired.
     ///
     /// Events older than 7 days are gone: reload your state, then read on from the problem's next_cursor (the end of
@@ -253,6 +260,7 @@ enum ErrorCatalog {
         "attendance_state_conflict": Entry(status: 409, retryable: false, libraryOnly: false, titleCS: "Tento typ píchnutí teď nejde", titleEN: "This punch is not possible now"),
         "bad_gateway": Entry(status: 502, retryable: true, libraryOnly: false, titleCS: "Chyba brány", titleEN: "Bad gateway"),
         "bad_request": Entry(status: 400, retryable: false, libraryOnly: false, titleCS: "Neplatný požadavek", titleEN: "Bad request"),
+        "certificate_untrusted": Entry(status: 0, retryable: false, libraryOnly: true, titleCS: "Certifikátu serveru nelze důvěřovat", titleEN: "The server's certificate is not trusted"),
         "cursor_expired": Entry(status: 410, retryable: false, libraryOnly: false, titleCS: "Kurzor vypršel", titleEN: "The cursor expired"),
         "cursor_invalid": Entry(status: 400, retryable: false, libraryOnly: false, titleCS: "Neplatný kurzor", titleEN: "Invalid cursor"),
         "customer_email_taken": Entry(status: 409, retryable: false, libraryOnly: false, titleCS: "E-mail už má jiný zákazník", titleEN: "The email belongs to another customer"),

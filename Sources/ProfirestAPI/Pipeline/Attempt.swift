@@ -102,10 +102,12 @@ struct Attempt: Sendable {
         return .whole(APIResponse(status: head.status, headers: head.headers, data: body))
     }
 
-    /// A failure without an answer as the error to handle: `timeout` or `network_error`. A cancellation, or an
-    /// error the library already made, goes to the caller as it is.
+    /// A failure without an answer as the error to handle: `timeout`, `network_error`, `certificate_untrusted` or
+    /// `invalid_response`. A cancellation, an error the library already made, or a usage error (a transport that
+    /// cannot be made as the options ask) goes to the caller as it is.
     private func failure(of error: Error) throws -> ProfirestAPIError {
         if let error = error as? ProfirestAPIError { throw error }
+        if let error = error as? ProfirestUsageError { throw error }
         if Task.isCancelled || error is CancellationError { throw CancellationError() }
         return error is AttemptDeadline.Expired
             ? errors.make(ErrorCode.timeout, detail: "no complete answer within \(timeout) s (one attempt, body included)")

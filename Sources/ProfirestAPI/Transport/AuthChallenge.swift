@@ -13,15 +13,23 @@ import FoundationNetworking
 /// (`URLSessionTransport` and `SessionDelegate` do that). Apple's URLSession completes the task with the 401 and
 /// its body under default handling, so there it is left alone; server-trust (TLS) challenges always are.
 enum AuthChallenge {
-    /// The disposition for `challenge`, and the head to hand back instead of the cancelled task's error.
-    static func answer(_ challenge: URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, APIResponse?) {
+    /// The disposition for `challenge` (with the credential a trusted server gets), and the head to hand back
+    /// instead of the cancelled task's error. `anchors` are extra certificate authorities (DER) for a server-trust
+    /// challenge on Apple platforms.
+    static func answer(
+        _ challenge: URLAuthenticationChallenge, anchors: [Data]
+    ) -> (URLSession.AuthChallengeDisposition, URLCredential?, APIResponse?) {
         #if canImport(FoundationNetworking)
         // FoundationNetworking has no server-trust challenges: every challenge here is an HTTP one.
         if let failure = challenge.failureResponse {
-            return (.cancelAuthenticationChallenge, SessionDelegate.head(of: failure))
+            return (.cancelAuthenticationChallenge, nil, SessionDelegate.head(of: failure))
+        }
+        #else
+        if let (disposition, credential) = ServerTrust.answer(challenge, anchors: anchors) {
+            return (disposition, credential, nil)
         }
         #endif
-        return (.performDefaultHandling, nil)
+        return (.performDefaultHandling, nil, nil)
     }
 }
 

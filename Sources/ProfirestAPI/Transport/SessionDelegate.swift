@@ -8,7 +8,7 @@ import FoundationNetworking
 ///
 /// Delegate callbacks for streaming because Linux has no `bytes(for:)`.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: the only stored state is `tasks`, a `Locked`.
+    // @unchecked: `tasks` is a `Locked`, `anchors` never changes.
 
     enum Sink {
         case streaming(head: CheckedContinuation<APIResponse, Error>, body: AsyncThrowingStream<Data, Error>.Continuation)
@@ -23,6 +23,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     private let tasks = Locked([Int: Entry]())
+    /// Extra certificate authorities (DER) the server's certificate may chain to.
+    private let anchors: [Data]
+
+    init(anchors: [Data]) { self.anchors = anchors }
 
     func register(_ task: URLSessionTask, sink: Sink) {
         tasks.withLock { $0[task.taskIdentifier] = Entry(sink: sink) }
@@ -40,14 +44,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        let (disposition, head) = AuthChallenge.answer(challenge)
+        let (disposition, credential, head) = AuthChallenge.answer(challenge, anchors: anchors)
         if let head {
             tasks.withLock { tasks in
                 tasks[task.taskIdentifier]?.head = head
                 tasks[task.taskIdentifier]?.challenged = true
             }
         }
-        completionHandler(disposition, nil)
+        completionHandler(disposition, credential)
     }
 
     func urlSession(

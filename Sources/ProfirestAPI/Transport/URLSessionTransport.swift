@@ -71,7 +71,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     /// connection a later write could be re-sent on without its body (see ``ConnectionReuse``).
     private let writeSession: URLSession?
     /// The delegate of the whole-body sessions.
-    private let sendDelegate = SendSessionDelegate()
+    private let sendDelegate: SendSessionDelegate
     /// Streams: a session whose delegate hands chunks to their readers. A stream holds its connection for
     /// minutes, so reuse gains nothing: on Linux streams always go with `Connection: close`.
     private let streamSession: URLSession
@@ -91,7 +91,39 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     /// let transport = URLSessionTransport()
     /// let api = ProfirestApi(options: .init(clientID: "muj-eshop", transport: transport))
     /// ```
-    public init(configuration: URLSessionConfiguration = .ephemeral, connectionReuse: ConnectionReuse = .platformDefault) {
+    public convenience init(configuration: URLSessionConfiguration = .ephemeral, connectionReuse: ConnectionReuse = .platformDefault) {
+        self.init(configuration: configuration, connectionReuse: connectionReuse, anchors: [])
+    }
+
+    /// Makes a transport that trusts `trustedCertificates` besides the system's certificate authorities (Apple
+    /// platforms: the server's trust is evaluated against both).
+    ///
+    /// - Parameters:
+    ///   - configuration: the sessions' configuration, ephemeral by default.
+    ///   - connectionReuse: whether connections are kept between requests.
+    ///   - trustedCertificates: certificate authorities to trust besides the system's.
+    /// - Throws: ``ProfirestUsageError`` when the certificates cannot be read, and on Linux, where URLSession has no
+    ///   trust setting (use ``CurlTransport`` there, or the system store).
+    ///
+    /// ```swift
+    /// let transport = try URLSessionTransport(trustedCertificates: .pemFile("ca.pem"))
+    /// ```
+    public convenience init(
+        configuration: URLSessionConfiguration = .ephemeral, connectionReuse: ConnectionReuse = .platformDefault,
+        trustedCertificates: TrustedCertificates
+    ) throws {
+        let anchors = try trustedCertificates.load().certificates
+        #if canImport(FoundationNetworking)
+        throw ProfirestUsageError(
+            "URLSessionTransport cannot trust extra certificates on Linux (FoundationNetworking has no trust setting): "
+                + "use CurlTransport(trustedCertificates:), the default there, or add the CA to the system store "
+                + "(update-ca-certificates)")
+        #else
+        self.init(configuration: configuration, connectionReuse: connectionReuse, anchors: anchors)
+        #endif
+    }
+
+    private init(configuration: URLSessionConfiguration, connectionReuse: ConnectionReuse, anchors: [Data]) {
         // The library decides about caching and cookies itself; a shared cache would also keep bodies with tokens.
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
@@ -99,7 +131,9 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         // Credentials are the library's own (tokens, client_secret_basic): nothing is answered from a store.
         configuration.urlCredentialStorage = nil
-        let delegate = SessionDelegate()
+        let delegate = SessionDelegate(anchors: anchors)
+        let sendDelegate = SendSessionDelegate(anchors: anchors)
+        self.sendDelegate = sendDelegate
         let queue = OperationQueue()
         queue.name = "ProfirestAPI.URLSessionTransport.streams"
         queue.maxConcurrentOperationCount = 1
@@ -276,8 +310,12 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
 /// The delegate of the whole-body sessions: refuses every redirect and answers no authentication challenge
 /// (`AuthChallenge`), keeping the challenged 401 for the task's completion handler.
 private final class SendSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    // @unchecked: the only stored state is `challenges`, which is thread-safe.
+    // @unchecked: `challenges` is thread-safe and `anchors` never changes.
     let challenges = ChallengedHeads()
+    /// Extra certificate authorities (DER) the server's certificate may chain to.
+    let anchors: [Data]
+
+    init(anchors: [Data]) { self.anchors = anchors }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
@@ -291,10 +329,10 @@ private final class SendSessionDelegate: NSObject, URLSessionTaskDelegate, @unch
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        let (disposition, head) = AuthChallenge.answer(challenge)
+        let (disposition, credential, head) = AuthChallenge.answer(challenge, anchors: anchors)
         if let head { challenges.keep(head, for: task) }
         // From another thread: on Linux this runs on the session's work queue (`InlineDelegateQueue`), and cancelling
         // the challenge cancels the task, which waits for that queue.
-        DispatchQueue.global().async { completionHandler(disposition, nil) }
+        DispatchQueue.global().async { completionHandler(disposition, credential) }
     }
 }

@@ -1,3 +1,4 @@
+#if !canImport(FoundationNetworking)
 import Foundation
 import XCTest
 @testable import ProfirestAPI
@@ -9,6 +10,11 @@ import XCTest
 /// while the queue resumes the same task's continuation would deadlock both for good (seen with
 /// `URLSession.data(for:)`, which cancels that way, within a second of such a race). The transport cancels from
 /// another thread; this test races 64 requests at a time against their cancellation and fails if they stop ending.
+///
+/// Apple platforms only: on Linux, FoundationNetworking itself can crash the process in this race
+/// ("TaskRegistry.swift:118: Trying to access a behaviour for a task that in not in the registry", seen twice under
+/// load), which no transport code can prevent, and a test that can crash the run has no place in `make test`. The
+/// Linux default, `CurlTransport`, has its own race (`CurlTransportTests`, 10,048 requests).
 final class TransportCancellationRaceTests: XCTestCase {
     var server: LoopbackServer!
 
@@ -68,3 +74,4 @@ final class TransportCancellationRaceTests: XCTestCase {
         XCTAssertEqual(afterwards, 200)
     }
 }
+#endif

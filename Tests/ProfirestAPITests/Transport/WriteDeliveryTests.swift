@@ -60,13 +60,35 @@ final class WriteDeliveryTests: XCTestCase {
         }
     }
 
+    /// libcurl keeps a write's connection: when the server drops a reused connection with the write on it, libcurl
+    /// sends the write again on a new connection, with its whole body, and the caller gets the answer at once.
+    func testACurlWriteOnADroppedReusedConnectionGoesAgainWhole() async throws {
+        #if os(Linux)
+        let api = ProfirestApi(options: .init(baseURL: server.baseURL, retries: 0, timeout: 5, transport: try CurlTransport()))
+        for (name, body, bytes) in bodies {
+            let _: JSONValue = try await api.get("/echo")  // a kept-alive connection to reuse
+            let key = "curl-reused-\(name)"
+            let started = Date()
+            let answer = try await api.post("/write-drop-if-reused", body: body, options: .init(idempotencyKey: .key(key)))
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2.5, "\(name): the write stalled")
+            XCTAssertEqual(answer?["length"]?.intValue, bytes.count)
+            let records = try await writes(key: key)
+            XCTAssertEqual(records.count, 2, "\(name): on the reused connection, then on a new one")
+            assertWhole(records, bytes: bytes, name)
+            XCTAssertEqual(records.first?["first"]?.boolValue, false, "\(name): the write went on the kept connection")
+            XCTAssertEqual(records.last?["first"]?.boolValue, true, "\(name): and again on a new one")
+        }
+        #endif
+    }
+
     /// A server that reads a write and closes without answering: the library sends it again, with the same key and
     /// the same bytes, and gets the answer.
     func testAWriteWhoseAnswerWasLostGoesAgainWithTheSameBytes() async throws {
+        for kind in TransportKind.available {
         let api = ProfirestApi(options: .init(
-            baseURL: server.baseURL, retries: 2, timeout: 5, transport: URLSessionTransport(), sleep: { _ in }))
+            baseURL: server.baseURL, retries: 2, timeout: 5, transport: kind.make(), sleep: { _ in }))
         for (name, body, bytes) in bodies {
-            let key = "lost-\(name)"
+            let key = "lost-\(name)-\(kind)"
             let started = Date()
             let answer = try await api.post("/write-drop-first", body: body, options: .init(idempotencyKey: .key(key)))
             XCTAssertLessThan(Date().timeIntervalSince(started), 2.5, "\(name): the retry stalled")
@@ -75,33 +97,42 @@ final class WriteDeliveryTests: XCTestCase {
             XCTAssertEqual(records.count, 2, "\(name): the dropped attempt and its retry")
             assertWhole(records, bytes: bytes, name)
         }
+        }
     }
 
     /// Writes in a row against a server that closes each connection 2 ms after answering, at pauses around that
     /// moment: each arrives whole and is answered.
     func testWritesRacingAConnectionThatClosesAfterEachAnswerAllArriveWhole() async throws {
-        let api = ProfirestApi(options: .init(
-            baseURL: server.baseURL, retries: 3, timeout: 5, transport: URLSessionTransport(connectionReuse: .keepAlive),
-            sleep: { _ in }))
+        let transports: [(String, any HTTPTransport)] =
+            [("urlSession keepAlive", URLSessionTransport(connectionReuse: .keepAlive))]
+            + TransportKind.available.filter { $0 == .curl }.map { ("curl", $0.make()) }
+        for (kindName, transport) in transports {
+        let api = ProfirestApi(options: .init(baseURL: server.baseURL, retries: 3, timeout: 5, transport: transport, sleep: { _ in }))
         let started = Date()
         for i in 0..<24 {
             let (name, body, bytes) = bodies[i % bodies.count]
-            let key = "race-\(i)"
+            let key = "race-\(i)-\(kindName)"
             let answer = try await api.post("/write-close-soon", body: body, options: .init(idempotencyKey: .key(key)))
             XCTAssertEqual(answer?["length"]?.intValue, bytes.count)
             assertWhole(try await writes(key: key), bytes: bytes, "\(name) #\(i)")
             try await Task.sleep(nanoseconds: UInt64(i % 5) * 1_000_000)
         }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "no write waited out its timeout")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "\(kindName): no write waited out its timeout")
+        }
     }
 
     /// A 401 with `WWW-Authenticate: Basic` comes back at once (Linux URLSession used to wait on the challenge
     /// until the attempt's timeout): from the transport, from an API call, from the stream and from OAuth.
     func testABasicChallengeIsAnsweredAtOnce() async throws {
-        let transport = URLSessionTransport()
+        for kind in TransportKind.available {
+        let transport = kind.make()
         var started = Date()
         let response = try await transport.send(HTTPRequest(method: "GET", url: server.url("/v2/basic-401"), timeout: 10))
         XCTAssertEqual(response.status, 401)
+        if kind == .curl {
+            // libcurl hands the 401 over with its body (Linux URLSession can only drop it: see AuthChallenge).
+            XCTAssertEqual(response.data, Data(#"{"error":"invalid_client","error_description":"bad secret"}"#.utf8))
+        }
         XCTAssertEqual(response.header("www-authenticate"), "Basic realm=\"profirest\"")
         XCTAssertLessThan(Date().timeIntervalSince(started), 3)
 
@@ -127,6 +158,7 @@ final class WriteDeliveryTests: XCTestCase {
             XCTAssertFalse(error.message.contains("wrong-secret"))
         }
         XCTAssertLessThan(Date().timeIntervalSince(started), 3, "invalid_client, not a 10 s timeout")
+        }
     }
 }
 

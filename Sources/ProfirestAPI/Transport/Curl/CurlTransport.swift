@@ -1,0 +1,161 @@
+#if os(Linux) && !PROFIREST_NO_CURL
+import CProfirestCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The transport a client uses on Linux unless given another: libcurl — the one FoundationNetworking already loads —
+/// driven directly by one thread, without FoundationNetworking's layer in between.
+///
+/// - Connections are kept as long as the server keeps them, for reads and writes alike; a write's body stays with
+///   the transfer, so when libcurl re-sends a request on a new connection (a kept-alive one died under it) the
+///   whole body goes again.
+/// - HTTP/2 when the server offers it over TLS, with requests multiplexed on one connection.
+/// - An idle connection or a quiet event stream costs no CPU; a stream whose reader is behind is paused, so its
+///   buffer stays bounded.
+/// - Redirects are never followed (the 3xx comes back with its Location), a 401 comes back at once with its body,
+///   headers go exactly as the request has them (libcurl adds none of its own), no cookies, no cache.
+/// - Each exchange ends at `HTTPRequest.timeout`, body included; a stream's timeout bounds its head only.
+/// - A certificate that cannot be trusted fails at once with `URLError(.serverCertificateUntrusted)`, which the
+///   library reports as `certificate_untrusted` and never retries.
+///
+/// ```swift
+/// let transport = try CurlTransport(trustedCertificates: .pemFile("ca.pem"))
+/// ```
+public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
+    private let engine: CurlEngine
+
+    /// The transport shared by every client that did not choose one (one connection pool and one thread for the
+    /// process), by the certificates it trusts.
+    private static let shared = Locked([TrustedCertificates?: CurlTransport]())
+
+    /// Makes a transport with a connection pool and a thread of its own; share it between clients.
+    ///
+    /// - Parameter trustedCertificates: certificate authorities to trust besides the system's, or nil.
+    /// - Throws: ``ProfirestUsageError`` when libcurl cannot be loaded (or is older than 7.68) or the certificates
+    ///   cannot be read.
+    public convenience init(trustedCertificates: TrustedCertificates? = nil) throws {
+        try self.init(trustedCertificates: trustedCertificates, streamBufferLimit: 1 << 20)
+    }
+
+    init(trustedCertificates: TrustedCertificates?, streamBufferLimit: Int) throws {
+        do {
+            _ = try LibCurl.load()
+        } catch {
+            throw ProfirestUsageError("CurlTransport is not available: \(error)")
+        }
+        var authorities: Data?
+        if let trustedCertificates {
+            // libcurl's CA option replaces its default store, so the system's bundle goes along with the extra ones.
+            authorities = (Self.systemAuthorities() ?? Data()) + (try trustedCertificates.load().pem)
+        }
+        engine = try CurlEngine(settings: CurlSettings(authorities: authorities, streamBufferLimit: streamBufferLimit))
+    }
+
+    deinit { engine.stop() }
+
+    /// The system's CA bundle as libcurl would read it by default (its built-in path), or the usual Debian/Red Hat
+    /// files when that path cannot be asked for.
+    private static func systemAuthorities() -> Data? {
+        var paths: [String] = []
+        if let easy = pfc_easy_init() {
+            var path: UnsafePointer<CChar>?
+            if pfc_easy_getinfo_string(easy, Int32(PFC_INFO_CAINFO), &path) == PFC_E_OK, let path { paths.append(String(cString: path)) }
+            pfc_easy_cleanup(easy)
+        }
+        paths += ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
+        for path in paths {
+            if let bytes = FileManager.default.contents(atPath: path), !bytes.isEmpty { return bytes + Data("\n".utf8) }
+        }
+        return nil
+    }
+
+    /// The libcurl in use, e.g. "libcurl/7.88.1 OpenSSL/3.0.17 zlib/1.2.13 brotli/1.0.9 zstd/1.5.4 nghttp2/1.52.0".
+    ///
+    /// ```swift
+    /// print(CurlTransport.version ?? "libcurl is not available")
+    /// ```
+    public static var version: String? { try? LibCurl.load() }
+
+    /// The process-wide transport for `trustedCertificates`, made on first use.
+    static func shared(trusting trustedCertificates: TrustedCertificates?) throws -> CurlTransport {
+        try shared.withLock { transports in
+            if let transport = transports[trustedCertificates] { return transport }
+            let transport = try CurlTransport(trustedCertificates: trustedCertificates)
+            transports[trustedCertificates] = transport
+            return transport
+        }
+    }
+
+    /// Sends the request and returns the whole answer, whatever its status; throws `URLError` when none came
+    /// (`.timedOut` once `request.timeout` has passed, body included).
+    public func send(_ request: HTTPRequest) async throws -> APIResponse {
+        let engine = self.engine
+        let box = TransferBox()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let transfer = CurlTransfer(request: request, waiter: .whole(continuation), headDeadline: nil)
+                box.set(transfer)
+                engine.start(transfer)
+            }
+        } onCancel: {
+            box.cancel(on: engine)
+        }
+    }
+
+    /// Sends the request and returns once the head is in, with the body arriving as the server flushes it, for the
+    /// event feed's live stream. `request.timeout` bounds the wait for the head; ending the iteration or cancelling
+    /// the reading task cancels the request.
+    public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        let engine = self.engine
+        let box = TransferBox()
+        let body = CurlStreamBody(
+            limit: engine.streamBufferLimit,
+            resume: { [weak box] in box?.resume(on: engine) },
+            cancel: { [weak box] in box?.cancel(on: engine) })
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0.001, min(request.timeout, 864_000)) * 1e9)
+        let head = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<APIResponse, Error>) in
+                let transfer = CurlTransfer(request: request, waiter: .stream(continuation, body), headDeadline: deadline)
+                box.set(transfer)
+                engine.start(transfer)
+            }
+        } onCancel: {
+            box.cancel(on: engine)
+        }
+        return HTTPStreamingResponse(status: head.status, headers: head.headers, body: body.sequence(keeping: box))
+    }
+}
+
+/// The transfer of one call, for the cancellation handler, which may run before the transfer exists.
+final class TransferBox: @unchecked Sendable {
+    // @unchecked: `transfer` and `cancelled` are guarded by `lock`.
+    private let lock = NSLock()
+    private var transfer: CurlTransfer?
+    private var cancelled = false
+
+    func set(_ transfer: CurlTransfer) {
+        lock.lock()
+        self.transfer = transfer
+        let cancelled = self.cancelled
+        lock.unlock()
+        if cancelled { _ = transfer.markCancelled() }
+    }
+
+    func cancel(on engine: CurlEngine) {
+        lock.lock()
+        cancelled = true
+        let transfer = self.transfer
+        lock.unlock()
+        if let transfer { engine.cancel(transfer) }
+    }
+
+    func resume(on engine: CurlEngine) {
+        lock.lock()
+        let transfer = self.transfer
+        lock.unlock()
+        if let transfer { engine.resume(transfer) }
+    }
+}
+#endif

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Certificate authorities to trust besides the system's, for an API behind a proxy or a test server whose
+/// certificate a private CA issued.
+///
+/// The system's trust store still applies; these are added to it. A file or bytes without a single readable PEM
+/// certificate are refused when the transport is made, with a ``ProfirestUsageError`` that says what is wrong.
+///
+/// ```swift
+/// let api = ProfirestApi(options: .init(trustedCertificates: .pemFile("/etc/profirest/ca.pem")))
+/// ```
+public struct TrustedCertificates: Sendable, Hashable {
+    enum Source: Sendable, Hashable {
+        case file(String)
+        case bytes(Data)
+    }
+
+    let source: Source
+
+    /// The certificates in a PEM file (one or more `-----BEGIN CERTIFICATE-----` blocks), read when the transport is
+    /// made.
+    ///
+    /// ```swift
+    /// .pemFile("ca.pem")
+    /// ```
+    public static func pemFile(_ path: String) -> TrustedCertificates { .init(source: .file(path)) }
+
+    /// The certificates in PEM bytes (one or more `-----BEGIN CERTIFICATE-----` blocks).
+    ///
+    /// ```swift
+    /// .pem(Data(pemText.utf8))
+    /// ```
+    public static func pem(_ bytes: Data) -> TrustedCertificates { .init(source: .bytes(bytes)) }
+
+    /// The PEM text and each certificate's DER bytes; throws a usage error for an unreadable file or for bytes that
+    /// hold no certificate or a broken one.
+    func load() throws -> (pem: Data, certificates: [Data]) {
+        let bytes: Data
+        let origin: String
+        switch source {
+        case .file(let path):
+            origin = "trustedCertificates file \(path)"
+            do {
+                bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw ProfirestUsageError("\(origin) cannot be read: \(error.localizedDescription)")
+            }
+        case .bytes(let data):
+            origin = "trustedCertificates"
+            bytes = data
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let begin = "-----BEGIN CERTIFICATE-----"
+        let end = "-----END CERTIFICATE-----"
+        var certificates: [Data] = []
+        var rest = text[...]
+        while let start = rest.range(of: begin) {
+            guard let stop = rest[start.upperBound...].range(of: end) else {
+                throw ProfirestUsageError("\(origin): a certificate has no \(end) line")
+            }
+            let base64 = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
+            // A certificate is a DER SEQUENCE (0x30); anything else is not one, whatever its armour says.
+            guard let der = Data(base64Encoded: String(base64)), der.count > 16, der.first == 0x30 else {
+                throw ProfirestUsageError("\(origin): certificate \(certificates.count + 1) is not valid base64 DER")
+            }
+            certificates.append(der)
+            rest = rest[stop.upperBound...]
+        }
+        guard !certificates.isEmpty else {
+            throw ProfirestUsageError("\(origin) holds no PEM certificate (\(begin) … \(end))")
+        }
+        return (Data(text.utf8), certificates)
+    }
+}

@@ -1,0 +1,227 @@
+#if os(Linux)
+import Foundation
+import XCTest
+@testable import ProfirestAPI
+
+/// What the libcurl transport adds to the promises every transport keeps (`TransportTests`): connections kept for
+/// reads and writes, an idle stream that costs nothing, a bounded buffer behind a flooding stream, a reply that is
+/// not HTTP as a clear error, headers exactly as set, and a libcurl that cannot be used as a fallback.
+final class CurlTransportTests: XCTestCase {
+    var server: LoopbackServer!
+
+    override func setUpWithError() throws { server = try LoopbackServer() }
+    override func tearDown() { server?.stop() }
+
+    /// Reads and writes share one kept-alive connection, also after a pause longer than FoundationNetworking's 1 s.
+    func testReadsAndWritesKeepTheirConnectionAcrossAnIdlePause() async throws {
+        let api = ProfirestApi(options: .init(baseURL: server.baseURL, transport: try CurlTransport()))
+        let first: JSONValue = try await api.get("/echo")
+        let write: JSONValue = try await api.post("/echo", body: ["a": 1])
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        let afterPause: JSONValue = try await api.get("/echo")
+        let port = first["peer_port"]?.intValue
+        XCTAssertNotNil(port)
+        XCTAssertEqual(write["peer_port"]?.intValue, port, "the write went on the kept connection")
+        XCTAssertEqual(afterPause["peer_port"]?.intValue, port, "the connection outlived a 1.5 s pause")
+        XCTAssertEqual(write["body_length"]?.intValue, 7)
+    }
+
+    /// Exactly the request's headers: none of libcurl's defaults (Accept, a form Content-Type, Expect), an empty
+    /// value sent empty, a header with a line break refused before anything is sent.
+    func testHeadersGoExactlyAsSet() async throws {
+        let transport = try CurlTransport()
+        let body = Data(repeating: 0x41, count: 2_000_000)  // large enough for libcurl to want Expect: 100-continue
+        let plain = try await transport.send(HTTPRequest(method: "POST", url: server.url("/v2/echo"), body: body))
+        let echo = try JSONDecoder().decode(JSONValue.self, from: plain.data)
+        let headers = echo["headers"]?.objectValue ?? [:]
+        XCTAssertEqual(Set(headers.keys), ["host", "content-length"], "\(headers)")
+        XCTAssertEqual(echo["body_length"]?.intValue, body.count)
+
+        let set = try await transport.send(HTTPRequest(
+            method: "PATCH", url: server.url("/v2/echo"),
+            headers: ["Accept": "application/json", "X-Empty": "", "Content-Type": "application/merge-patch+json"],
+            body: Data("{}".utf8)))
+        let setEcho = try JSONDecoder().decode(JSONValue.self, from: set.data)
+        XCTAssertEqual(setEcho["method"]?.stringValue, "PATCH")
+        XCTAssertEqual(setEcho["headers"]?["accept"]?.stringValue, "application/json")
+        XCTAssertEqual(setEcho["headers"]?["x-empty"]?.stringValue, "")
+        XCTAssertEqual(setEcho["headers"]?["content-type"]?.stringValue, "application/merge-patch+json")
+
+        do {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: server.url("/v2/echo"), headers: ["X-Evil": "a\r\nHost: b"]))
+            XCTFail("a header with a line break must not be sent")
+        } catch let error as ProfirestUsageError {
+            XCTAssertTrue(error.message.contains("X-Evil"), error.message)
+        }
+    }
+
+    /// Response header names are read without regard to case; repeated headers are joined.
+    func testResponseHeadersAreCaseInsensitive() async throws {
+        let response = try await CurlTransport().send(HTTPRequest(method: "GET", url: server.url("/v2/staff")))
+        XCTAssertEqual(response.header("CONTENT-TYPE"), "application/json")
+        XCTAssertEqual(response.header("content-length").flatMap(Int.init), response.data.count)
+    }
+
+    /// A head far larger than the API's and a status line that is not HTTP: `invalid_response`, never retried.
+    func testARepliesThatIsNotHTTPIsAnInvalidResponse() async throws {
+        let attempts = Locked(0)
+        let api = ProfirestApi(options: .init(
+            baseURL: server.baseURL, transport: try CurlTransport(), sleep: { _ in },
+            observer: { if case .attemptStarted = $0 { attempts.withLock { $0 += 1 } } }))
+        for path in ["/huge-head", "/bad-status"] {
+            attempts.withLock { $0 = 0 }
+            let e = await apiError { try await api.get(path) }
+            XCTAssertEqual(e?.code, ErrorCode.invalidResponse, "\(path): \(String(describing: e))")
+            XCTAssertEqual(attempts.withLock { $0 }, 1, "\(path): not retried")
+        }
+    }
+
+    /// One and then 100 quiet event streams held open cost (nearly) no CPU: the thread sleeps in poll. Measured from
+    /// /proc/self/stat for the whole test process, so everything else the process does counts against it too.
+    func testQuietStreamsCostNoCPU() async throws {
+        let transport = try CurlTransport()
+        for count in [1, 100] {
+            var bodies: [AsyncThrowingStream<Data, Error>] = []
+            for _ in 0..<count {
+                let head = try await transport.stream(HTTPRequest(method: "GET", url: server.url("/v2/quiet-stream")))
+                XCTAssertEqual(head.status, 200)
+                var iterator = head.body.makeAsyncIterator()
+                _ = try await iterator.next()  // the comment: the stream is up
+                bodies.append(head.body)
+            }
+            let before = ProcessCPU.seconds()
+            let started = Date()
+            try await Task.sleep(nanoseconds: 5_000_000_000)
+            let cpu = ProcessCPU.seconds() - before
+            let share = cpu / Date().timeIntervalSince(started) * 100
+            // FoundationNetworking spent 64-80 % of a core on one such stream.
+            XCTAssertLessThan(share, 1.0, "\(count) quiet streams: \(share) % of a core")
+            for body in bodies { await body.close() }
+        }
+    }
+
+    /// A server that floods the stream while the reader is slow: the transfer pauses, so the server can hand over
+    /// only what the socket buffers hold besides the transport's bounded buffer — not the gigabyte it would send.
+    func testAFloodingStreamIsHeldBackByItsSlowReader() async throws {
+        let transport = try CurlTransport(trustedCertificates: nil, streamBufferLimit: 256 * 1024)
+        let head = try await transport.stream(HTTPRequest(method: "GET", url: server.url("/v2/flood")))
+        var received = 0
+        for try await chunk in head.body {
+            received += chunk.count
+            try await Task.sleep(nanoseconds: 20_000_000)
+            if received > 4 * 1024 * 1024 { break }
+        }
+        let sent: JSONValue = try await ProfirestApi(options: .init(baseURL: server.baseURL, transport: transport)).get("/flood-sent")
+        let serverSent = sent["sent"]?.intValue ?? 0
+        // Loopback socket buffers take a few MB at most; without the pause the server would have sent far more.
+        XCTAssertLessThan(serverSent - received, 24 * 1024 * 1024, "sent \(serverSent), read \(received)")
+        XCTAssertGreaterThan(received, 4 * 1024 * 1024)
+    }
+
+    /// Requests cancelled as they complete, 64 at a time, at least 10,000 of them: no crash, no stall, no transfer
+    /// left behind (FoundationNetworking could crash the process on this: "a task that in not in the registry").
+    func testTenThousandCancellationsLeaveNothingBehind() throws {
+        let transport = try CurlTransport()
+        let request = HTTPRequest(method: "GET", url: server.url("/v2/staff"))
+        let outcomes = Locked((answered: 0, cancelled: 0, afterwards: 0))
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<64 {
+                    group.addTask {
+                        var random = SystemRandomNumberGenerator()
+                        for round in 0..<157 {
+                            let call = Task { try await transport.send(request) }
+                            // From before the request goes out to well after its answer: 0-10 ms of spinning, never a
+                            // sleep (64 spinning workers keep both cores busy, so an answer takes longer than alone).
+                            let spin = (worker + round) % 8 == 0 ? 0 : UInt64.random(in: 0...10_000_000, using: &random)
+                            let until = DispatchTime.now().uptimeNanoseconds + spin
+                            while DispatchTime.now().uptimeNanoseconds < until { await Task.yield() }
+                            call.cancel()
+                            let answered = (try? await call.value) != nil
+                            outcomes.withLock { answered ? ($0.answered += 1) : ($0.cancelled += 1) }
+                        }
+                    }
+                }
+            }
+            let status = (try? await transport.send(request))?.status ?? 0
+            outcomes.withLock { $0.afterwards = status }
+            done.signal()
+        }
+        var ended = 0
+        var still = 0
+        while done.wait(timeout: .now() + 1) == .timedOut {
+            let now = outcomes.withLock { $0.answered + $0.cancelled }
+            still = now == ended ? still + 1 : 0
+            ended = now
+            if still >= 20 { fatalError("the transport stalled: no request ended for 20 s, after \(ended) raced requests") }
+        }
+        let (answered, cancelled, afterwards) = outcomes.withLock { ($0.answered, $0.cancelled, $0.afterwards) }
+        XCTAssertEqual(answered + cancelled, 64 * 157)
+        print("cancellation race: \(answered) answered, \(cancelled) cancelled")
+        XCTAssertGreaterThan(answered, 0)
+        XCTAssertGreaterThan(cancelled, 0)
+        XCTAssertEqual(afterwards, 200)
+        // Every transfer ended and was freed (its easy handle with it); a little time for the last releases.
+        let deadline = Date().addingTimeInterval(10)
+        while CurlTransfer.alive.withLock({ $0 }) > 0, Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(CurlTransfer.alive.withLock { $0 }, 0, "transfers left behind")
+    }
+
+    /// Bad certificates are refused when the transport is made, with what is wrong.
+    func testUnusableCertificatesAreAUsageErrorAtConstruction() throws {
+        for (certificates, expected) in [
+            (TrustedCertificates.pem(Data("not a certificate".utf8)), "holds no PEM certificate"),
+            (.pem(Data("-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n".utf8)), "not valid base64 DER"),
+            (.pemFile("/nonexistent/ca.pem"), "cannot be read"),
+        ] {
+            XCTAssertThrowsError(try CurlTransport(trustedCertificates: certificates)) { error in
+                let message = (error as? ProfirestUsageError)?.message ?? "\(error)"
+                XCTAssertTrue(message.contains(expected), message)
+            }
+        }
+    }
+
+    /// Through the options, the same mistake fails every request with the usage error (the initializer of the
+    /// client does not throw), without a retry.
+    func testUnusableCertificatesInTheOptionsFailEveryRequest() async throws {
+        let api = ProfirestApi(options: .init(baseURL: server.baseURL, trustedCertificates: .pem(Data("junk".utf8))))
+        let error = await usageError { try await api.get("/staff") }
+        XCTAssertTrue(error?.message.contains("holds no PEM certificate") == true, "\(String(describing: error))")
+    }
+
+    /// A libcurl that cannot be loaded, or one that lacks a function the transport needs: a clear reason, so the
+    /// default transport can fall back with one line to the observer.
+    func testALibcurlThatCannotBeUsedIsReported() {
+        XCTAssertTrue(LibCurl.lookup(["libprofirest-none.so.9"], keep: false)?.message.contains("could not be loaded") == true)
+        let noCurl = LibCurl.lookup(["libz.so.1"], keep: false)?.message ?? ""
+        XCTAssertTrue(noCurl.contains("has no curl_global_init"), noCurl)
+        XCTAssertNil(LibCurl.lookup(LibCurl.names, keep: false))
+        XCTAssertNotNil(CurlTransport.version)
+    }
+
+    /// Without libcurl the default transport is URLSession, said once to the observer.
+    func testTheDefaultFallsBackToURLSessionWithOneLine() {
+        let events = Locked([ProfirestEvent]())
+        let transport = DefaultTransport.make(
+            trusting: nil, observe: { event in events.withLock { $0.append(event) } },
+            curl: { _ in throw LibCurl.LoadFailure(message: "libcurl could not be loaded (test)") })
+        XCTAssertTrue(transport is URLSessionTransport)
+        XCTAssertEqual(events.withLock { $0 }, [.transportFallback(reason: "libcurl could not be loaded (test)")])
+        XCTAssertEqual("\(events.withLock { $0 }[0])", "transport: libcurl could not be loaded (test); using URLSessionTransport")
+        XCTAssertTrue(DefaultTransport.make(trusting: nil, observe: nil) is CurlTransport)
+    }
+}
+
+/// The CPU time (user + system) this process has used, from /proc/self/stat.
+enum ProcessCPU {
+    static func seconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3, utime and stime are fields 14 and 15 (1-based over the whole line).
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
+#endif
