@@ -9,6 +9,9 @@ Routes (any method):
   /v2/staff          a ~1 KB StaffMemberPage
   /v2/redirect       302 with Location: https://elsewhere.example/steal
   /v2/stream         text/event-stream, three frames 50 ms apart
+  /v2/slow-stream    text/event-stream with X-Accel-Buffering: no: the headers and a comment at once, then one frame
+                     every `interval` seconds (1) until `seconds` (5) have passed, then the end
+                     (?seconds=3&interval=0.5; tools/net_harness.py's tests: buffering and idle proxies)
   /v2/hang           never answers
   /v2/echo           200 JSON of the request's method, headers, body length and the client's port
                      (the same port twice = a reused connection)
@@ -39,6 +42,7 @@ import asyncio
 import json
 import socket
 import sys
+import urllib.parse
 
 STAFF = json.dumps({
     "data": [
@@ -111,11 +115,11 @@ class Handler(asyncio.Protocol):
             first = self.served == 0
             self.served += 1
             if not self.write(path.split("?")[0], headers, body, first, close):
-                self.answer(method, path.split("?")[0], headers, body, close)
+                self.answer(method, path.split("?")[0], headers, body, close, path.partition("?")[2])
             if close or self.transport.is_closing():
                 return
 
-    def answer(self, method, path, headers, body, close):
+    def answer(self, method, path, headers, body, close, query=""):
         t = self.transport
         if path == "/v2/staff":
             t.write(response(200, "OK", STAFF, [("Content-Type", "application/json")], close))
@@ -131,6 +135,9 @@ class Handler(asyncio.Protocol):
             t.write(response(400, "Bad Request", error, [("Content-Type", "application/json")], close))
         elif path == "/v2/stream":
             asyncio.ensure_future(self.stream())
+            return
+        elif path == "/v2/slow-stream":
+            asyncio.ensure_future(self.slow_stream(query))
             return
         elif path == "/v2/hang":
             return
@@ -212,6 +219,25 @@ class Handler(asyncio.Protocol):
             t.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
             await asyncio.sleep(0.05)
         t.write(b"0\r\n\r\n")
+
+    async def slow_stream(self, query):
+        options = dict(urllib.parse.parse_qsl(query))
+        seconds, interval = float(options.get("seconds", 5)), float(options.get("interval", 1))
+        t = self.transport
+
+        def chunk(data):
+            t.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+
+        t.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                b"X-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk(b": open\n\n")
+        for i in range(round(seconds / interval)):
+            await asyncio.sleep(interval)
+            if t.is_closing():
+                return
+            chunk(f"id: {i}\ndata: frame {i}\n\n".encode())
+        if not t.is_closing():
+            t.write(b"0\r\n\r\n")
 
 
 async def main():
