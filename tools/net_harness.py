@@ -228,6 +228,10 @@ http {{
     proxy_set_header X-Forwarded-Host $http_host;
     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     proxy_set_header Forwarded "proto=https;host=\\"$http_host\\"";
+    # What the client's connection was, for tests: the protocol it spoke and nginx's serial number of the
+    # connection (the same number twice = a kept connection).
+    add_header X-Served-Protocol $server_protocol always;
+    add_header X-Client-Connection $connection always;
 {servers}}}
 """
 

@@ -19,6 +19,8 @@ public final class ChildServer: @unchecked Sendable {
     private let stdout = Pipe()
     /// The server's first line, a JSON object. Usage: `server.announcement["port"] as? Int`
     public let announcement: [String: Any]
+    /// Lines the server printed after its first, until `command` takes them.
+    private let lines = LineQueue()
 
     /// Starts `executable` with `arguments` (in `directory`, if given) and waits for its first line.
     /// Throws `ChildServerFailure` when it cannot start or its first line is not a JSON object.
@@ -46,7 +48,18 @@ public final class ChildServer: @unchecked Sendable {
             throw ChildServerFailure("\(arguments.joined(separator: " ")) did not start: \(String(decoding: first, as: UTF8.self))")
         }
         announcement = object
-        stdout.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
+        let rest = Data(line.drop { $0 != UInt8(ascii: "\n") }.dropFirst())
+        let lines = self.lines
+        lines.append(rest)
+        stdout.fileHandleForReading.readabilityHandler = { handle in lines.append(handle.availableData) }
+    }
+
+    /// Writes `line` to the server's stdin and returns its answer, the next JSON object it prints (nil after
+    /// `timeout` seconds), for servers that take commands (`tools/net_harness.py`: `freeze`, `thaw`).
+    public func command(_ line: String, timeout: TimeInterval = 20) -> [String: Any]? {
+        stdin.fileHandleForWriting.write(Data((line + "\n").utf8))
+        guard let answer = lines.next(timeout: timeout) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: answer)) as? [String: Any]
     }
 
     /// Closes its stdin and terminates it; a server that ignores SIGTERM gets SIGKILL after 3 s.
@@ -57,6 +70,35 @@ public final class ChildServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(3)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Complete lines from a child's stdout, in order.
+private final class LineQueue: @unchecked Sendable {
+    // @unchecked: `pending` and `complete` are touched only while `condition` is locked.
+    private let condition = NSCondition()
+    private var pending = Data()
+    private var complete: [Data] = []
+
+    func append(_ data: Data) {
+        condition.lock()
+        pending.append(data)
+        while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            complete.append(Data(pending[pending.startIndex..<end]))
+            pending = Data(pending[pending.index(after: end)...])
+        }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func next(timeout: TimeInterval) -> Data? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while complete.isEmpty {
+            if !condition.wait(until: deadline) { return nil }
+        }
+        return complete.removeFirst()
     }
 }
 

@@ -26,13 +26,13 @@ final class CurlStreamBody: @unchecked Sendable {
         self.cancelTransfer = cancel
     }
 
-    /// The body as a sequence, keeping `owner` (what the transfer's callbacks reach it through) alive as long as it
-    /// is. When the sequence and its iterators are gone unread to the end, the transfer is cancelled
+    /// The body as a sequence, keeping `owners` (the transport, and what the transfer's callbacks reach it through)
+    /// alive as long as it is. When the sequence and its iterators are gone unread to the end, the transfer is cancelled
     /// (`Abandonment`), so a dropped stream does not hold its connection paused for ever.
-    func sequence(keeping owner: AnyObject & Sendable) -> AsyncThrowingStream<Data, Error> {
+    func sequence(keeping owners: [AnyObject & Sendable]) -> AsyncThrowingStream<Data, Error> {
         let abandonment = Abandonment(cancelTransfer)
         return AsyncThrowingStream(unfolding: { [self] in
-            withExtendedLifetime((abandonment, owner)) {}
+            withExtendedLifetime((abandonment, owners)) {}
             return try await self.next()
         })
     }

@@ -124,7 +124,9 @@ public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
         } onCancel: {
             box.cancel(on: engine)
         }
-        return HTTPStreamingResponse(status: head.status, headers: head.headers, body: body.sequence(keeping: box))
+        // The body keeps the transport too: a stream read after the last reference to its transport is gone
+        // still has its engine.
+        return HTTPStreamingResponse(status: head.status, headers: head.headers, body: body.sequence(keeping: [box, self]))
     }
 }
 
