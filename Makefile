@@ -7,11 +7,16 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: chart snippets check-snippets dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
+.PHONY: chart snippets check-snippets dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
 
-## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, fuzz,
-## the release archive
-test: lint-contract check-generated check-snippets build docs swift-test swift-test-tsan sandbox-test demo-test soak-short fuzz dist-test
+## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, the
+## scripts' tests, fuzz, the release archive. Every step runs to its end even when an earlier one failed (a step that
+## needs a failed one fails too), so one run shows every failure; the run ends with the failed steps and the line
+## `make-test: N passed, N failed`, and fails when any step failed (scripts/run-steps.sh). `make STEP` runs one.
+TEST_STEPS := lint-contract check-generated check-snippets build docs swift-test swift-test-tsan sandbox-test tools-test \
+	demo-test soak-short fuzz dist-test
+test:
+	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED)" scripts/run-steps.sh make-test $(TEST_STEPS)
 
 ## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
 venv: $(VENV)/.installed
@@ -81,6 +86,10 @@ swift-test-tsan: venv
 sandbox-test: venv
 	$(VPY) -m pytest -q -p no:cacheprovider sandbox/tests
 
+## tools-test: pytest for the developer scripts and tools themselves (tools/tests); compiles no Swift
+tools-test: venv
+	$(VPY) -m pytest -q -p no:cacheprovider tools/tests
+
 ## fuzz: libFuzzer with AddressSanitizer over what the library reads from servers and files (fuzz/Fuzz.swift: the
 ## event stream, error and model responses, the state document, dates, Retry-After), the library's sources compiled in.
 ## Replays fuzz/seeds, then explores for FUZZ_SECONDS; a crash or a broken property leaves its input in .build/fuzz.
@@ -89,7 +98,7 @@ SWIFTC ?= swiftc
 FUZZ_SECONDS ?= 30
 ## FUZZ_SEED: libFuzzer's random seed; empty (a new one each run) for `make fuzz`, fixed under `make test` so that a
 ## test run never fails by chance on an input nobody has seen before — exploring is `make fuzz`'s job, and what it
-## finds is fixed and kept in fuzz/seeds, which every run replays first.
+## finds is fixed and kept in fuzz/seeds, which every run replays first. (`make test` hands it to its steps' make.)
 FUZZ_SEED ?=
 test: FUZZ_SEED = 1
 fuzz:
