@@ -49,8 +49,9 @@ check-generated:
 build:
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
-## docs: the DocC documentation of ProfirestAPI in .build/docs, a static site
-## (`python3 -m http.server -d .build/docs`, then /documentation/profirestapi).
+## docs: the DocC documentation of ProfirestAPI in .build/docs, a static site whose root redirects to
+## /documentation/profirestapi/ (tools/docs_index.py, which ends the run by printing how to serve it:
+## `python3 -m http.server -d .build/docs 8000`, then http://127.0.0.1:8000/).
 ## Fails when a public symbol has no doc comment (tools/check_docs.py) or a ``Symbol`` link is broken. Regenerates
 ## the articles' snippet test first (snippets), so that the next test build compiles what the articles show.
 ## dump-symbol-graph shares the build of `make build`; on Linux it exits 1 because it also tries the synthesized
@@ -72,6 +73,7 @@ docs: snippets
 	$(DOCC) convert Sources/ProfirestAPI/ProfirestAPI.docc --additional-symbol-graph-dir $(SYMBOLGRAPH_DIR) \
 		--fallback-display-name ProfirestAPI --fallback-bundle-identifier cz.profirest.api \
 		--output-dir .build/docs --warnings-as-errors
+	@$(PYTHON) tools/docs_index.py .build/docs
 
 swift-test: venv
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $(SWIFT) test $(SWIFT_BUILD_FLAGS)
