@@ -18,12 +18,13 @@ TEST_STEPS := lint-contract check-generated check-snippets build docs swift-test
 test:
 	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED)" scripts/run-steps.sh make-test $(TEST_STEPS)
 
-## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
+## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes; pip's output
+## goes to a log shown only when it fails, a line and dots say that it runs (scripts/progress.sh)
 venv: $(VENV)/.installed
 $(VENV)/.installed: $(REQUIREMENTS)
-	$(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install --quiet --disable-pip-version-check $(addprefix -r ,$(REQUIREMENTS))
-	touch $@
+	@scripts/progress.sh "Installing the sandbox's and tools' Python packages into $(VENV) (first run, ~1 min)…" \
+		sh -c '$(PYTHON) -m venv $(VENV) && $(VPY) -m pip install --disable-pip-version-check $(addprefix -r ,$(REQUIREMENTS))'
+	@touch $@
 
 lint-contract: venv
 	$(VPY) tools/lint_contract.py
