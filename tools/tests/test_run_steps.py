@@ -11,6 +11,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 RUN_STEPS = ROOT / "scripts" / "run-steps.sh"
 SUMMARY = re.compile(r"^(\S+: )?(\d+) passed, (\d+) failed$")  # the closing line CI reads
+# A make started by these tests is a top-level make, also when the tests run under `make tools-test` (a sub-make
+# would print "make[1]: Leaving directory …" after the summary).
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")}
 
 MAKEFILE = """
 ok1:
@@ -29,7 +32,7 @@ slow:
 def run_steps(tmp_path, *steps, **kw):
     (tmp_path / "Makefile").write_text(MAKEFILE)
     out = tmp_path / "ran.txt"
-    env = dict(os.environ, MAKE=f"make --no-print-directory -C {tmp_path} OUT={out}")
+    env = dict(CLEAN_ENV, MAKE=f"make --no-print-directory -C {tmp_path} OUT={out}")
     return subprocess.run([str(RUN_STEPS), "make-test", *steps], capture_output=True, text=True, env=env,
                           timeout=60, **kw), out
 
@@ -55,7 +58,7 @@ def test_all_passed(tmp_path):
 def test_ctrl_c_stops_the_whole_run(tmp_path):
     (tmp_path / "Makefile").write_text(MAKEFILE)
     out = tmp_path / "ran.txt"
-    env = dict(os.environ, MAKE=f"make --no-print-directory -C {tmp_path} OUT={out}")
+    env = dict(CLEAN_ENV, MAKE=f"make --no-print-directory -C {tmp_path} OUT={out}")
     proc = subprocess.Popen([str(RUN_STEPS), "make-test", "slow", "ok1"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
     deadline = time.monotonic() + 20
@@ -73,7 +76,7 @@ def test_ctrl_c_stops_the_whole_run(tmp_path):
 
 
 def test_make_test_runs_every_step_with_the_fixed_fuzz_seed():
-    done = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(["make", "-n", "test"], cwd=ROOT, env=CLEAN_ENV, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     steps = re.findall(r"^==> make-test: (\S+)$", done.stdout, re.M)
     makefile = (ROOT / "Makefile").read_text()
@@ -86,5 +89,5 @@ def test_make_test_runs_every_step_with_the_fixed_fuzz_seed():
     assert "-seed=1 " in fuzz, "make test fuzzes with the fixed seed"
     last = done.stdout.rstrip("\n").split("\n")[-1]
     assert last == f"make-test: {len(steps)} passed, 0 failed" and SUMMARY.match(last)
-    alone = subprocess.run(["make", "-n", "fuzz"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    alone = subprocess.run(["make", "-n", "fuzz"], cwd=ROOT, env=CLEAN_ENV, capture_output=True, text=True, timeout=60)
     assert "-seed=" not in alone.stdout, "make fuzz alone explores with a new seed"
