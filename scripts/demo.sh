@@ -6,7 +6,8 @@
 # sandbox either way keeps the terminal paired; `make sandbox-reset` starts clean.
 # A sandbox that already answers on the port (`make sandbox` in another shell) is used as it is and left running;
 # otherwise the demo starts its own in the background, says its pid (`kill PID` stops it alone, `make sandbox` starts
-# it again) and stops it when the terminal ends. Progress lines go to standard error.
+# it again, or `.venv/bin/python -m sandbox serve --port N` on another port) and stops it when the terminal ends.
+# Progress lines go to standard error.
 # SWIFT is the swift to build with (swift by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,9 +64,12 @@ else
   done
   api=$(head -n 1 "$log" | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["api"])')
   admin=$(head -n 1 "$log" | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["admin"])')
-  echo "Started the sandbox at $api in the background (pid $sandbox_pid, log .build/demo-sandbox.log); it stops when" \
-       "the terminal ends. Alone: \`kill $sandbox_pid\` stops it, \`make sandbox\` in another shell starts it again" \
-       "(same state; punches made meanwhile wait in the terminal's outbox)." >&2
+  again="make sandbox"
+  [ "$PORT" = 8080 ] || again="$PY -m sandbox serve --port $PORT"
+  echo "Started the sandbox at $api in the background (pid $sandbox_pid, log .build/demo-sandbox.log); it stops" \
+       "with the terminal." >&2
+  echo "To stop it alone: kill $sandbox_pid; to start it again: $again (in another shell; the same state, and" \
+       "punches made meanwhile wait in the terminal's outbox)." >&2
 fi
 # Paired already (the token file's state document holds an access token): nothing to approve. Only a yes or no
 # comes out of this check, never the token.

@@ -6,6 +6,7 @@ import http.server
 import json
 import os
 import pty
+import re
 import socket
 import stat
 import subprocess
@@ -89,7 +90,9 @@ def test_starts_its_own_sandbox_shows_the_build_and_stops_the_sandbox_at_the_end
     assert ".. done (" in done.stderr
     assert "Compiling" not in done.stdout + done.stderr, "the build's own output stays in its log"
     assert f"Started the sandbox at http://127.0.0.1:{port} in the background (pid " in done.stderr
-    assert "`kill " in done.stderr and "`make sandbox`" in done.stderr
+    pid = int(re.search(r"\(pid (\d+),", done.stderr).group(1))
+    assert f"To stop it alone: kill {pid}; to start it again: .venv/bin/python -m sandbox serve --port {port}" \
+        in done.stderr, "on a port of its own, the command that starts the sandbox there"
     assert f"FAKE TERMINAL at http://127.0.0.1:{port} tokens {env['PROFIREST_TOKENS']}" in done.stdout
     assert "FAKE TERMINAL reached the sandbox: 200" in done.stdout
     assert f"approve the pairing code on http://127.0.0.1:{port}/admin" in done.stdout
