@@ -7,18 +7,24 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: chart snippets check-snippets dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
+.PHONY: chart snippets check-snippets dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
 
-## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, fuzz,
-## the release archive
-test: lint-contract check-generated check-snippets build docs swift-test swift-test-tsan sandbox-test demo-test soak-short fuzz dist-test
+## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, the
+## scripts' tests, fuzz, the release archive. Every step runs to its end even when an earlier one failed (a step that
+## needs a failed one fails too), so one run shows every failure; the run ends with the failed steps and the line
+## `make-test: N passed, N failed`, and fails when any step failed (scripts/run-steps.sh). `make STEP` runs one.
+TEST_STEPS := lint-contract check-generated check-snippets build docs swift-test swift-test-tsan sandbox-test tools-test \
+	demo-test soak-short fuzz dist-test
+test:
+	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED)" scripts/run-steps.sh make-test $(TEST_STEPS)
 
-## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes
+## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes; pip's output
+## goes to a log shown only when it fails, a line and dots say that it runs (scripts/progress.sh)
 venv: $(VENV)/.installed
 $(VENV)/.installed: $(REQUIREMENTS)
-	$(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install --quiet --disable-pip-version-check $(addprefix -r ,$(REQUIREMENTS))
-	touch $@
+	@scripts/progress.sh "Installing the sandbox's and tools' Python packages into $(VENV) (first run, ~1 min)…" \
+		sh -c '$(PYTHON) -m venv $(VENV) && $(VPY) -m pip install --disable-pip-version-check $(addprefix -r ,$(REQUIREMENTS))'
+	@touch $@
 
 lint-contract: venv
 	$(VPY) tools/lint_contract.py
@@ -44,8 +50,9 @@ check-generated:
 build:
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
-## docs: the DocC documentation of ProfirestAPI in .build/docs, a static site
-## (`python3 -m http.server -d .build/docs`, then /documentation/profirestapi).
+## docs: the DocC documentation of ProfirestAPI in .build/docs, a static site whose root redirects to
+## /documentation/profirestapi/ (tools/docs_index.py, which ends the run by printing how to serve it:
+## `python3 -m http.server -d .build/docs 8000`, then http://127.0.0.1:8000/).
 ## Fails when a public symbol has no doc comment (tools/check_docs.py) or a ``Symbol`` link is broken. Regenerates
 ## the articles' snippet test first (snippets), so that the next test build compiles what the articles show.
 ## dump-symbol-graph shares the build of `make build`; on Linux it exits 1 because it also tries the synthesized
@@ -67,6 +74,7 @@ docs: snippets
 	$(DOCC) convert Sources/ProfirestAPI/ProfirestAPI.docc --additional-symbol-graph-dir $(SYMBOLGRAPH_DIR) \
 		--fallback-display-name ProfirestAPI --fallback-bundle-identifier cz.profirest.api \
 		--output-dir .build/docs --warnings-as-errors
+	@$(PYTHON) tools/docs_index.py .build/docs
 
 swift-test: venv
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $(SWIFT) test $(SWIFT_BUILD_FLAGS)
@@ -81,6 +89,10 @@ swift-test-tsan: venv
 sandbox-test: venv
 	$(VPY) -m pytest -q -p no:cacheprovider sandbox/tests
 
+## tools-test: pytest for the developer scripts and tools themselves (tools/tests); compiles no Swift
+tools-test: venv
+	$(VPY) -m pytest -q -p no:cacheprovider tools/tests
+
 ## fuzz: libFuzzer with AddressSanitizer over what the library reads from servers and files (fuzz/Fuzz.swift: the
 ## event stream, error and model responses, the state document, dates, Retry-After), the library's sources compiled in.
 ## Replays fuzz/seeds, then explores for FUZZ_SECONDS; a crash or a broken property leaves its input in .build/fuzz.
@@ -89,7 +101,7 @@ SWIFTC ?= swiftc
 FUZZ_SECONDS ?= 30
 ## FUZZ_SEED: libFuzzer's random seed; empty (a new one each run) for `make fuzz`, fixed under `make test` so that a
 ## test run never fails by chance on an input nobody has seen before — exploring is `make fuzz`'s job, and what it
-## finds is fixed and kept in fuzz/seeds, which every run replays first.
+## finds is fixed and kept in fuzz/seeds, which every run replays first. (`make test` hands it to its steps' make.)
 FUZZ_SEED ?=
 test: FUZZ_SEED = 1
 fuzz:

@@ -222,7 +222,10 @@ async def apply(sb: Sandbox, request: web.Request, f: dict, handler) -> web.Stre
 
 
 def public(f: dict) -> dict:
-    return {k: (dict(v) if isinstance(v, dict) else v) for k, v in f.items() if not k.startswith("_")}
+    """The fault as the admin API shows it; `active` is false once its count is used up (it matches nothing more)."""
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in f.items() if not k.startswith("_")}
+    out["active"] = f["remaining"] is None or f["remaining"] > 0
+    return out
 
 
 def listing(sb: Sandbox) -> list[dict]:

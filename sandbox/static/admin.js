@@ -36,6 +36,26 @@ function cell(text, className) {
   return td;
 }
 
+// A cell whose text may wrap after each of `after`'s characters (a <wbr> there, still no HTML from the text): paths,
+// query strings and codes break at their separators instead of widening the table.
+function breakableCell(text, className, after = "/?&,_") {
+  const td = el("td", className ? { className } : {});
+  if (text == null || text === "") {
+    td.textContent = "–";
+    return td;
+  }
+  let start = 0;
+  const s = String(text);
+  for (let i = 0; i < s.length; i++) {
+    if (after.includes(s[i])) {
+      td.append(document.createTextNode(s.slice(start, i + 1)), el("wbr"));
+      start = i + 1;
+    }
+  }
+  td.append(document.createTextNode(s.slice(start)));
+  return td;
+}
+
 function button(text, className, onclick) {
   const b = el("button", { type: "button", className }, text);
   b.onclick = onclick;
@@ -204,13 +224,13 @@ async function refreshRequests() {
     const replay = el("td");
     if (r.replay) replay.append(el("span", { className: "replay" }, "ano / yes"));
     else replay.textContent = r.idempotency_key ? "ne / no" : "–";
-    const fault = el("td");
+    const fault = el("td", { className: "fault-cell" });
     if (r.fault) fault.append(el("span", { className: "fault" }, `${r.fault.action} (${r.fault.id})`));
     else fault.textContent = "–";
-    tr.append(cell(fmtTime(r.time, { ms: true, short: true }), "mono"), cell(r.method), cell(path, "mono"),
+    tr.append(cell(fmtTime(r.time, { ms: true, short: true }), "mono"), cell(r.method), breakableCell(path, "mono"),
               cell(status, "s" + String(r.status || 0)[0]),
               cell(r.duration_ms == null ? "…" : `${r.duration_ms} ms`), cell(r.attempt),
-              cell(r.idempotency_key, "mono key"), replay, cell(r.staff_session, "mono"), cell(r.problem),
+              cell(r.idempotency_key, "mono key"), replay, cell(r.staff_session, "mono"), breakableCell(r.problem),
               fault, cell(connLabel(r.connection)), cell(r.token, "mono"));
     return tr;
   }));
@@ -311,7 +331,7 @@ for (const b of document.querySelectorAll("#op-buttons button")) {
 $("faults-clear").onclick = async () => { await call("DELETE", "/faults"); refresh(); };
 
 function faultParams(f) {
-  const skip = new Set(["id", "action", "method", "path", "count", "remaining", "triggered"]);
+  const skip = new Set(["id", "action", "method", "path", "count", "remaining", "triggered", "active"]);
   return Object.entries(f).filter(([k]) => !skip.has(k)).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ");
 }
 
@@ -321,7 +341,8 @@ async function refreshFaults() {
   $("stream-state").textContent = `Proud událostí / Event stream: ${stream.down ? "nedostupný / down" : "dostupný / up"}` +
     `, otevřené / open: ${stream.open}`;
   if (!changed("faults", list)) return;
-  $("faults").replaceChildren(...list.map((f) => {
+  // a fault whose count is used up applies to nothing any more: it leaves "Active faults" for "Used-up faults"
+  const row = (f) => {
     const tr = el("tr");
     tr.dataset.fault = f.id;
     const td = el("td");
@@ -329,10 +350,15 @@ async function refreshFaults() {
       await call("DELETE", `/faults/${encodeURIComponent(f.id)}`);
       refresh();
     }));
-    tr.append(cell(f.id, "mono"), cell(f.action), cell(f.method || "*"), cell(f.path, "mono"),
-              cell(f.remaining == null ? "∞" : f.remaining), cell(f.triggered), cell(faultParams(f), "mono"), td);
+    tr.append(cell(f.id, "mono"), cell(f.action), cell(f.method || "*"), breakableCell(f.path, "mono"),
+              cell(f.active ? (f.remaining == null ? "∞" : f.remaining) : f.count), cell(f.triggered),
+              breakableCell(faultParams(f), "mono"), td);
     return tr;
-  }));
+  };
+  const used = list.filter((f) => !f.active);
+  $("faults").replaceChildren(...list.filter((f) => f.active).map(row));
+  $("faults-used").replaceChildren(...used.map(row));
+  $("faults-used-section").hidden = used.length === 0;
 }
 
 // -- connections ----------------------------------------------------------------------------------------

@@ -107,16 +107,16 @@ class Page:
         for kind in ("mousePressed", "mouseReleased"):
             await self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
-    async def screenshot(self, name):
+    async def screenshot(self, name, full_page=False):
         out = REPO / ".build" / f"console-{name}.png"
         out.parent.mkdir(parents=True, exist_ok=True)
         await self.js("window.scrollTo(0, 0)")
-        shot = await self.send("Page.captureScreenshot", format="png")
+        shot = await self.send("Page.captureScreenshot", format="png", captureBeyondViewport=full_page)
         out.write_bytes(base64.b64decode(shot["data"]))
         return out
 
 
-async def with_page(url, scenario):
+async def with_page(url, scenario, width=1500, height=1000):
     browser = Browser()
     try:
         async with aiohttp.ClientSession() as s:
@@ -126,7 +126,7 @@ async def with_page(url, scenario):
             async with s.ws_connect(page_ws, max_msg_size=0) as ws:
                 page = Page(ws)
                 await page.send("Page.enable")
-                await page.send("Emulation.setDeviceMetricsOverride", width=1500, height=1000, deviceScaleFactor=1,
+                await page.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
                                 mobile=False)
                 await page.send("Page.navigate", url=url)
                 await page.wait_for("window.sandboxReady === true && "
