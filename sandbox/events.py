@@ -105,8 +105,10 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
     types, reach = _filters(ctx)
     start = request.headers.get("Last-Event-ID") or request.query.get("cursor")
     pos = parse_cursor(sb, start) if start else sb.store.last_event_seq()
+    # Profirest-Heartbeat announces the keep-alive interval, so a client can tell a quiet stream from a dead one.
+    heartbeat = float(sb.config["heartbeat"])
     resp = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
-                                                   "X-Accel-Buffering": "no"})
+                                                   "X-Accel-Buffering": "no", "Profirest-Heartbeat": f"{heartbeat:g}"})
     await resp.prepare(request)
     sb.streams.add(resp)
     resp._sandbox_request = request  # noqa: SLF001 — to close its transport on a cut
@@ -115,7 +117,8 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
     sb.stats.sse_connections += 1
     cond = sb.event_condition()
     try:
-        await resp.write(f"retry: {int(sb.config['sse_retry_ms'])}\n\n".encode())
+        # The first bytes at once: the reconnection time and a comment, which prove the stream got through.
+        await resp.write(f"retry: {int(sb.config['sse_retry_ms'])}\n: open\n\n".encode())
         while True:
             transport = request.transport
             if transport is None or transport.is_closing() or sb.stream_down:
@@ -132,7 +135,7 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
                 continue
             try:
                 async with cond:
-                    await asyncio.wait_for(cond.wait(), timeout=float(sb.config["heartbeat"]))
+                    await asyncio.wait_for(cond.wait(), timeout=heartbeat)
             except asyncio.TimeoutError:
                 await resp.write(b": keep-alive\n\n")
     except (ConnectionError, RuntimeError, asyncio.CancelledError):

@@ -70,7 +70,11 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
         case .succeeded(let response) where response.status != 304:
             return response
         case .succeeded(let response), .failed(_, answer: let response?):
+            // An OAuth error body is the authorization server's answer, whatever its challenge says.
             if let oauth = Self.oauthError(in: response, redaction: attempt.errors.redaction) { throw oauth }
+            if let proxy = ProxyChallenge(response), !Self.isAuthorizationServers(proxy) {
+                throw attempt.errors.proxyLogin(proxy, status: response.status, requestID: response.header("Profirest-Request-Id"))
+            }
             if response.status == 401, form != nil, response.data.isEmpty {
                 // A 401 from an OAuth endpoint means the client's own authentication failed (RFC 6749 5.2). With a
                 // Basic challenge, Linux URLSession hands it back without its body (see AuthChallenge).
@@ -84,6 +88,13 @@ struct OAuthHTTPEndpoint: OAuthEndpoint {
             await head.body.close()
             throw attempt.errors.make(ErrorCode.invalidResponse, detail: "a stream instead of an answer from \(path)")
         }
+    }
+
+    /// The authorization server's own challenge to a client that authenticates with a secret (RFC 6749 2.3.1) is
+    /// `Basic realm="profirest"` (the contract says so). It tells the server's bodiless 401 — Linux URLSession drops
+    /// the body of a challenged 401 — from a proxy's, whose realm is its own.
+    static func isAuthorizationServers(_ challenge: ProxyChallenge) -> Bool {
+        challenge.scheme.lowercased() == "basic" && challenge.realm == "profirest"
     }
 
     /// `{"error": "...", "error_description": "..."}`; nil for any other body (a problem+json, an HTML page).

@@ -19,6 +19,7 @@ struct ErrorFactory: Sendable {
         // Everything the server sent is scrubbed, the code and the headers too: a server (or a proxy) that echoes
         // the request may put a token anywhere, and an error ends up in logs.
         let requestID = response.header("Profirest-Request-Id").map(redaction.scrub)
+        if let proxy = ProxyChallenge(response) { return proxyLogin(proxy, status: response.status, requestID: requestID) }
         let headerRetryAfter = RetryAfter.seconds(response.header("Retry-After"), now: now)
         if let problem = Self.problem(in: response), let rawCode = problem["code"]?.stringValue, !rawCode.isEmpty {
             let code = redaction.scrub(rawCode)
@@ -42,6 +43,16 @@ struct ErrorFactory: Sendable {
             code: code, status: response.status, title: StatusFallback.title(code, language: language),
             detail: redaction.scrub("HTTP \(response.status) with \(what) instead of application/problem+json"),
             retryAfter: headerRetryAfter, retryable: RetryPolicy.isRetryable(code: code, status: response.status),
+            requestID: requestID)
+    }
+
+    /// A proxy's or gateway's own login (see `ProxyChallenge`): never a reason to refresh.
+    func proxyLogin(_ proxy: ProxyChallenge, status: Int, requestID: String? = nil) -> ProfirestAPIError {
+        make(
+            ErrorCode.proxyAuthenticationRequired, status: status,
+            detail: "HTTP \(status) with a \(proxy.summary) challenge: a proxy or gateway between the app and the API wants its "
+                + "own login (not the API's token; nothing was refreshed) — configure the proxy to let the API through, or "
+                + "use a network without it",
             requestID: requestID)
     }
 

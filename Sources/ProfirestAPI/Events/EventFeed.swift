@@ -52,6 +52,8 @@ struct EventFeed: Sendable {
         options.accept = "text/event-stream"
         options.headers["Last-Event-ID"] = cursor
         options.headers["Cache-Control"] = "no-store"
+        // The head must come within the start deadline; the body is then watched by the reader's idle limit.
+        options.timeout = self.options.startLimit
         return try await client.openStream(filters, options, self.options.idleLimit)
     }
 

@@ -3,18 +3,24 @@ import Foundation
 extension EventFeedReader {
     /// Reads the live stream from the cursor until the connection ends, then waits as `FeedSchedule` says.
     /// A server without the stream (503, 404, or no event stream in a 200) sends the feed to polling until
-    /// Retry-After; a connection that could not be made or that dropped is no error.
+    /// Retry-After; a stream whose head or first bytes do not come within the start deadline (a proxy buffers it)
+    /// sends it to polling at once; a connection that could not be made or that dropped is no error.
     mutating func readStream() async throws {
         guard let start = cursor else { return }
+        let opened = feed.now
         let head: HTTPStreamingResponse
         do {
             head = try await feed.openStream(after: start)
         } catch let error as ProfirestAPIError where error.status == 503 || error.status == 404 {
             schedule.streamUnavailable(retryAfter: error.retryAfter, now: feed.now)
             return
-        } catch let error as ProfirestAPIError where error.code == ErrorCode.networkError || error.code == ErrorCode.timeout {
+        } catch let error as ProfirestAPIError where error.code == ErrorCode.timeout {
             feed.settings.observe?(.feed(.dropped))
-            try await reconnectLater(delivered: false)
+            schedule.streamStartedTooSlowly(now: feed.now)
+            return
+        } catch let error as ProfirestAPIError where error.code == ErrorCode.networkError {
+            feed.settings.observe?(.feed(.dropped))
+            try await reconnectLater(healthy: false, lived: 0)
             return
         }
         guard Self.isEventStream(head) else {
@@ -26,7 +32,8 @@ extension EventFeedReader {
         schedule.succeeded()
         streaming(true)
         feed.settings.observe?(.feed(.connected))
-        let progress = Locked(StreamProgress(cursor: start))
+        let heartbeat = HTTPHeaders.value("Profirest-Heartbeat", in: head.headers).flatMap(TimeInterval.init)
+        let progress = Locked(StreamProgress(cursor: start, opened: opened, heartbeat: heartbeat))
         do {
             try await StreamSession(feed: feed, progress: progress).read(head.body)
         } catch {
@@ -35,7 +42,11 @@ extension EventFeedReader {
         }
         let outcome = progress.withLock { $0 }
         ended(outcome)
-        try await reconnectLater(delivered: outcome.delivered)
+        if outcome.startedTooSlowly {
+            schedule.streamStartedTooSlowly(now: feed.now)
+            return
+        }
+        try await reconnectLater(healthy: outcome.healthy, lived: feed.now.timeIntervalSince(opened))
     }
 
     /// Takes over what the connection achieved, whichever way it ended.
@@ -46,8 +57,8 @@ extension EventFeedReader {
         if let retry = outcome.retry { schedule.serverRetry(milliseconds: retry) }
     }
 
-    mutating func reconnectLater(delivered: Bool) async throws {
-        if let delay = schedule.streamDropped(delivered: delivered, now: feed.now) {
+    mutating func reconnectLater(healthy: Bool, lived: TimeInterval) async throws {
+        if let delay = schedule.streamDropped(healthy: healthy, lived: lived, now: feed.now) {
             try await wait(delay)
         }
     }
@@ -61,8 +72,16 @@ extension EventFeedReader {
 /// What one stream connection achieved, shared between its reading task and the reader.
 struct StreamProgress: Sendable {
     var cursor: String
-    /// Whether it brought events or keep-alives: then its end starts the count of drops again.
-    var delivered = false
+    /// When the connection was asked for: its start deadline counts from here.
+    var opened: Date
+    /// The server's heartbeat interval (`Profirest-Heartbeat`, seconds), which sets the idle limit.
+    var heartbeat: TimeInterval?
+    /// Whether any byte of the body came: the stream got through whatever is between.
+    var started = false
+    /// Whether it brought events or keep-alives: it was healthy, and its end is no failure.
+    var healthy = false
+    /// Whether it ended because its first bytes did not come within the start deadline.
+    var startedTooSlowly = false
     /// The server's `retry` field, milliseconds.
     var retry: Int?
 }
@@ -73,7 +92,7 @@ struct StreamSession: Sendable {
     let feed: EventFeed
     let progress: Locked<StreamProgress>
 
-    private enum End: Sendable { case closed, idle }
+    private enum End: Sendable { case closed, idle, slowStart }
 
     /// Returns when the connection ended, broke off, or was idle too long; throws what `onEvents`, the storage or
     /// a malformed event threw.
@@ -84,7 +103,7 @@ struct StreamSession: Sendable {
                 group.addTask { try await consume(body, activity: activity) }
                 group.addTask { try await watchIdle(activity) }
                 defer { group.cancelAll() }
-                _ = try await group.next()
+                if try await group.next() == .slowStart { progress.withLock { $0.startedTooSlowly = true } }
             }
         } catch {
             // `consume` may have stopped between two reads (an error of `onEvents` or of the storage, a malformed
@@ -121,6 +140,7 @@ struct StreamSession: Sendable {
                 $0.last = now
                 $0.busy = true
             }
+            progress.withLock { $0.started = true }
             let events: [ServerSentEvent]
             do {
                 events = try parser.feed(chunk)
@@ -131,7 +151,7 @@ struct StreamSession: Sendable {
             let (retry, comments) = (parser.retry, parser.comments)
             progress.withLock {
                 if let retry { $0.retry = retry }
-                if comments > 0 || !events.isEmpty { $0.delivered = true }
+                if comments > 0 || !events.isEmpty { $0.healthy = true }
             }
             try await deliver(events)
             let after = feed.now
@@ -142,10 +162,20 @@ struct StreamSession: Sendable {
         }
     }
 
-    /// Ends the connection after `streamIdleTimeout` without a byte. Time spent in `onEvents` does not count.
+    /// Ends the connection when its first bytes have not come by the start deadline (counted from when it was asked
+    /// for), and after that when it is silent past the idle limit (from the server's heartbeat, or
+    /// `streamIdleTimeout`): a half-open connection never says it is gone. Time spent in `onEvents` does not count.
     private func watchIdle(_ activity: Locked<Activity>) async throws -> End {
-        let limit = feed.options.idleLimit
         while true {
+            let (started, opened, heartbeat) = progress.withLock { ($0.started, $0.opened, $0.heartbeat) }
+            if !started {
+                let remaining = opened.addingTimeInterval(feed.options.startLimit).timeIntervalSince(feed.now)
+                if remaining <= 0 { return .slowStart }
+                try await feed.settings.sleep(remaining)
+                try Task.checkCancellation()
+                continue
+            }
+            let limit = feed.options.idleLimit(heartbeat: heartbeat)
             let (last, busy) = activity.withLock { ($0.last, $0.busy) }
             let remaining = busy ? limit : last.addingTimeInterval(limit).timeIntervalSince(feed.now)
             if remaining <= 0 { return .idle }

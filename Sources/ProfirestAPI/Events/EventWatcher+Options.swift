@@ -32,9 +32,14 @@ extension EventWatcher {
         /// Whether to read the live stream (`GET /v2/events/stream`) when the server runs it; false polls
         /// `GET /v2/events` only, for networks whose proxies hold streamed answers back.
         public var stream: Bool
-        /// How long the stream may stay silent before the connection counts as dead and is opened again (the server
-        /// sends a keep-alive every 15 s).
+        /// How long the stream may stay silent before the connection counts as dead and is opened again with the
+        /// cursor. The server sends a keep-alive every 15 s and says so in the `Profirest-Heartbeat` header; when it
+        /// does, a silence of twice its interval plus 2 s is enough (a half-open connection is noticed that soon).
         public var streamIdleTimeout: TimeInterval
+        /// How long a new stream connection may take to prove itself — its head and its first bytes (the server
+        /// sends them at once) — before the feed polls instead and tries the stream again later. A proxy that buffers
+        /// the stream would otherwise hold every event back.
+        public var streamStartTimeout: TimeInterval
         /// How long polling waits before asking again after a page that was not full.
         public var interval: TimeInterval
         /// How many events one polled page asks for, 1…100 (a larger value is read as 100).
@@ -51,7 +56,8 @@ extension EventWatcher {
             onEvents: @escaping @Sendable ([Event]) async throws -> Void,
             onReset: (@Sendable (ProfirestAPIError) async -> Void)? = nil,
             onError: (@Sendable (any Error) async -> Void)? = nil,
-            stream: Bool = true, streamIdleTimeout: TimeInterval = 45, interval: TimeInterval = 5, limit: Int = 100
+            stream: Bool = true, streamIdleTimeout: TimeInterval = 45, interval: TimeInterval = 5, limit: Int = 100,
+            streamStartTimeout: TimeInterval = 10
         ) {
             self.restaurantID = restaurantID
             self.types = types
@@ -62,6 +68,7 @@ extension EventWatcher {
             self.streamIdleTimeout = streamIdleTimeout
             self.interval = interval
             self.limit = limit
+            self.streamStartTimeout = streamStartTimeout
         }
 
         /// Makes the options of a watcher with the types written as ``EventType`` constants, which the compiler checks.
@@ -74,11 +81,13 @@ extension EventWatcher {
             onEvents: @escaping @Sendable ([Event]) async throws -> Void,
             onReset: (@Sendable (ProfirestAPIError) async -> Void)? = nil,
             onError: (@Sendable (any Error) async -> Void)? = nil,
-            stream: Bool = true, streamIdleTimeout: TimeInterval = 45, interval: TimeInterval = 5, limit: Int = 100
+            stream: Bool = true, streamIdleTimeout: TimeInterval = 45, interval: TimeInterval = 5, limit: Int = 100,
+            streamStartTimeout: TimeInterval = 10
         ) {
             self.init(
                 restaurantID: restaurantID, types: types.map(\.rawValue), onEvents: onEvents, onReset: onReset,
-                onError: onError, stream: stream, streamIdleTimeout: streamIdleTimeout, interval: interval, limit: limit)
+                onError: onError, stream: stream, streamIdleTimeout: streamIdleTimeout, interval: interval, limit: limit,
+                streamStartTimeout: streamStartTimeout)
         }
 
         /// The page size sent: the reference allows at most 100.
@@ -87,6 +96,16 @@ extension EventWatcher {
         /// The idle limit used: a zero, negative or non-finite value would end every connection at once (or never),
         /// so it reads as the default.
         var idleLimit: TimeInterval { streamIdleTimeout.isFinite && streamIdleTimeout > 0 ? streamIdleTimeout : 45 }
+
+        /// The idle limit of a stream whose server announced its heartbeat interval: twice that plus 2 s, never more
+        /// than `idleLimit`.
+        func idleLimit(heartbeat: TimeInterval?) -> TimeInterval {
+            guard let heartbeat, heartbeat.isFinite, heartbeat > 0 else { return idleLimit }
+            return min(idleLimit, 2 * heartbeat + 2)
+        }
+
+        /// The start deadline used: a zero, negative or non-finite value reads as the default.
+        var startLimit: TimeInterval { streamStartTimeout.isFinite && streamStartTimeout > 0 ? streamStartTimeout : 10 }
 
         /// The wait between polls used: a negative or non-finite value reads as the default; zero polls back to back.
         var pollInterval: TimeInterval { interval.isFinite && interval >= 0 ? interval : 5 }

@@ -8,6 +8,10 @@ struct FeedSchedule: Sendable {
     /// After this many dropped connections in a row the feed polls for `pollAfterDrops`, then tries again.
     static let dropsBeforePolling = 3
     static let pollAfterDrops: TimeInterval = 60
+    /// How long to poll after a stream that did not prove itself in time (a buffering proxy), the first time; it
+    /// doubles with each such stream in a row, up to `streamRetryCap`.
+    static let pollAfterSlowStart: TimeInterval = 60
+    static let streamRetryCap: TimeInterval = 600
     /// How long to poll after `503 stream_unavailable` (or a server without the stream) without a Retry-After.
     static let streamUnavailableWait: TimeInterval = 300
     /// The longest wait after an error without a Retry-After.
@@ -19,6 +23,8 @@ struct FeedSchedule: Sendable {
     private(set) var reconnectDelay = FeedSchedule.reconnectDelay
     /// Connections in a row that ended before they delivered anything.
     private(set) var drops = 0
+    /// Streams in a row that did not prove themselves within the start deadline.
+    private(set) var slowStarts = 0
     /// Errors in a row, for the growing wait.
     private(set) var errors = 0
 
@@ -36,18 +42,33 @@ struct FeedSchedule: Sendable {
         reconnectDelay = min(max(Double(milliseconds) / 1000, 0), Self.errorWaitCap)
     }
 
-    /// A stream connection ended or could not be made; `delivered` when it brought events or keep-alives first.
-    /// Returns the wait before connecting again, or nil when the feed should poll now (the stream is tried again a
-    /// minute later).
-    mutating func streamDropped(delivered: Bool, now: Date) -> TimeInterval? {
-        // A connection that worked for a while starts the count again: only drops in a row lead to polling.
-        drops = delivered ? 1 : drops + 1
+    /// A stream connection ended or could not be made. `healthy` when it brought events or keep-alives first: its
+    /// end is no failure (a proxy's idle timeout, a load balancer moving it) and, once it had been up longer than the
+    /// reconnection delay, it is opened again at once. Only connections in a row that never became healthy count
+    /// toward polling. Returns the wait before connecting again, or nil when the feed should poll now (the stream
+    /// is tried again a minute later).
+    mutating func streamDropped(healthy: Bool, lived: TimeInterval, now: Date) -> TimeInterval? {
+        if healthy {
+            drops = 0
+            slowStarts = 0
+            return lived >= reconnectDelay ? 0 : reconnectDelay
+        }
+        drops += 1
         if drops >= Self.dropsBeforePolling {
             drops = 0
             streamAt = now.addingTimeInterval(Self.pollAfterDrops)
             return nil
         }
         return reconnectDelay * pow(2, Double(drops - 1))
+    }
+
+    /// The stream's head or first bytes did not come within the start deadline (a proxy that buffers it): poll now,
+    /// and try the stream again after a minute, then two, four… up to ten.
+    mutating func streamStartedTooSlowly(now: Date) {
+        drops = 0
+        slowStarts += 1
+        let wait = min(Self.pollAfterSlowStart * pow(2, Double(slowStarts - 1)), Self.streamRetryCap)
+        streamAt = now.addingTimeInterval(wait)
     }
 
     /// The stream is not served now (503) or not at all by this server (404): poll until Retry-After has passed.

@@ -150,6 +150,13 @@ public enum ErrorCode {
     /// Sold out, not sold in this channel or not at this time; errors points at the item. HTTP 422.
     public static let productUnavailable = "product_unavailable"
 
+    /// A proxy between the app and the API wants its own login.
+    ///
+    /// A 407, or a 401 whose challenge is not Bearer (Basic, Digest, Negotiate, …): a proxy or gateway in front of the
+    /// API asks for its own credentials. Never refreshes or touches the tokens; status is the real one and detail names
+    /// the scheme and realm. From the library, never from the server.
+    public static let proxyAuthenticationRequired = "proxy_authentication_required"
+
     /// The quote was used already.
     ///
     /// existing_id is the order made from it. HTTP 409.
@@ -284,6 +291,7 @@ enum ErrorCatalog {
         "precondition_failed": Entry(status: 412, retryable: false, libraryOnly: false, titleCS: "Záznam se mezitím změnil", titleEN: "The record changed meanwhile"),
         "precondition_required": Entry(status: 428, retryable: false, libraryOnly: false, titleCS: "Chybí If-Match", titleEN: "If-Match is missing"),
         "product_unavailable": Entry(status: 422, retryable: false, libraryOnly: false, titleCS: "Produkt není k dispozici", titleEN: "Product not available"),
+        "proxy_authentication_required": Entry(status: 407, retryable: false, libraryOnly: true, titleCS: "Proxy mezi aplikací a API vyžaduje přihlášení", titleEN: "A proxy between the app and the API wants its own login"),
         "quote_already_used": Entry(status: 409, retryable: false, libraryOnly: false, titleCS: "Kalkulace už byla použita", titleEN: "The quote was used already"),
         "quote_expired": Entry(status: 409, retryable: false, libraryOnly: false, titleCS: "Kalkulace vypršela", titleEN: "The quote expired"),
         "rate_limited": Entry(status: 429, retryable: true, libraryOnly: false, titleCS: "Příliš mnoho požadavků", titleEN: "Too many requests"),

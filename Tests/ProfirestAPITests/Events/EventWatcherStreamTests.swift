@@ -130,7 +130,9 @@ final class EventWatcherStreamTests: XCTestCase {
         await run.value
     }
 
-    func testAConnectionThatDeliveredStartsTheCountAgain() async {
+    /// A healthy connection (it brought an event or a keep-alive) starts the count of drops from zero: only drops in a
+    /// row that never became healthy lead to polling.
+    func testAHealthyConnectionStartsTheCountFromZero() async {
         let h = FeedHarness()
         h.transport.addStreams([
             .open(LiveBody(h.changes, [], end: true)),
@@ -140,7 +142,8 @@ final class EventWatcherStreamTests: XCTestCase {
         ])
         let watcher = h.api.eventWatcher(h.options())
         let run = h.start(watcher)
-        for wait in [2.0, 2, 2, 4] { await h.clock.expectSleep(wait) }
+        // 2: a drop; 2 and 2: healthy but shorter than the reconnection delay; 2: the first drop after them.
+        for wait in [2.0, 2, 2, 2] { await h.clock.expectSleep(wait) }
         _ = await h.streamRequest(5)
         watcher.stop()
         await run.value
@@ -183,22 +186,117 @@ final class EventWatcherStreamTests: XCTestCase {
         h.transport.addStreams([.open(live)])
         let watcher = h.api.eventWatcher(h.options(streamIdleTimeout: 45))
         let run = h.start(watcher)
-        await h.until("the idle watch") { h.clock.pending == [45] }
+        // Until its first bytes the start deadline counts; then the idle limit, from the last byte.
+        await h.until("the start watch") { h.clock.pending == [10] }
+        live.send(": open\n\n")
+        await h.until("the first bytes read") { live.reads == 2 }
+        h.clock.advance(10)
+        await h.until("the idle watch") { h.clock.pending == [35] }
         h.clock.advance(30)
         live.send(": keep-alive\n\n")
-        await h.until("the keep-alive read") { live.reads == 2 }
-        h.clock.advance(15)
-        // The keep-alive came at 30 s: the connection has 30 s more.
-        await h.until("the idle watch again") { h.clock.pending == [30] }
+        await h.until("the keep-alive read") { live.reads == 3 }
+        h.clock.advance(5)
+        // The keep-alive came at 40 s: at 45 s the connection has 40 s more.
+        await h.until("the idle watch again") { h.clock.pending == [40] }
         XCTAssertFalse(live.closedByReader)
         XCTAssertTrue(watcher.isStreaming)
-        h.clock.advance(30)
+        h.clock.advance(40)
         await h.until("the connection closed") { live.closedByReader }
-        await h.clock.expectSleep(2)
+        // It was healthy for a minute: opened again at once, from its cursor.
         _ = await h.streamRequest(2)
+        XCTAssertEqual(h.clock.pending, [], "no wait before the new connection")
         watcher.stop()
         await run.value
         XCTAssertEqual(h.log.errors, [])
+    }
+
+    /// The server's announced heartbeat sets the idle limit: twice it plus 2 s (a half-open connection is noticed
+    /// that soon), never more than `streamIdleTimeout`.
+    func testTheAnnouncedHeartbeatSetsTheIdleLimit() async {
+        let h = FeedHarness()
+        let live = LiveBody(h.changes)
+        h.transport.addStreams([.open(live, heartbeat: 15)])
+        let watcher = h.api.eventWatcher(h.options(streamIdleTimeout: 45))
+        let run = h.start(watcher)
+        await h.until("the start watch") { h.clock.pending == [10] }
+        live.send(": open\n\n")
+        await h.until("the first bytes read") { live.reads == 2 }
+        h.clock.advance(10)
+        await h.until("the idle watch") { h.clock.pending == [22] }
+        h.clock.advance(22)
+        await h.until("the connection closed") { live.closedByReader }
+        XCTAssertEqual(h.clock.elapsed, 32, "dead 2 × 15 + 2 s after its last byte")
+        _ = await h.streamRequest(2)
+        watcher.stop()
+        await run.value
+    }
+
+    /// A stream whose head comes but whose first bytes do not within the start deadline (a proxy buffers it): the
+    /// feed polls at once and tries the stream again a minute later, then after two.
+    func testAStreamWithoutItsFirstBytesByTheStartDeadlineIsPolledAtOnce() async {
+        let h = FeedHarness()
+        let held = LiveBody(h.changes)
+        let heldAgain = LiveBody(h.changes)
+        h.transport.addStreams([.open(held), .open(heldAgain)])
+        h.transport.addPages(Array(repeating: page([], next: "c0"), count: 40))
+        let watcher = h.api.eventWatcher(h.options(interval: 5))
+        let run = h.start(watcher)
+        await h.until("the start watch") { h.clock.pending == [10] }
+        h.clock.advance(10)
+        await h.until("the held stream closed") { held.closedByReader }
+        _ = await h.pageRequest(1)
+        XCTAssertEqual(h.clock.elapsed, 10, "polling began at the start deadline")
+        for _ in 0..<12 { await h.clock.expectSleep(5) }
+        _ = await h.streamRequest(2)
+        XCTAssertEqual(h.clock.elapsed, 70, "the stream again a minute later")
+        await h.until("the second start watch") { h.clock.pending == [10] }
+        h.clock.advance(10)
+        await h.until("the second held stream closed") { heldAgain.closedByReader }
+        for _ in 0..<24 { await h.clock.expectSleep(5) }
+        _ = await h.streamRequest(3)
+        XCTAssertEqual(h.clock.elapsed, 200, "then two minutes later")
+        XCTAssertEqual(h.log.errors, [], "a slow start is no error")
+        watcher.stop()
+        await run.value
+    }
+
+    /// A head that does not come within the start deadline: the same, polling at once.
+    func testAStreamWhoseHeadDoesNotComeInTimeIsPolledAtOnce() async {
+        let h = FeedHarness()
+        h.transport.addStreams([.fail(URLError(.timedOut))])
+        h.transport.addPages(Array(repeating: page([], next: "c0"), count: 20))
+        let watcher = h.api.eventWatcher(h.options(interval: 5))
+        let run = h.start(watcher)
+        _ = await h.pageRequest(1)
+        XCTAssertEqual(h.transport.streamRequests.first?.timeout, 45, "the transport waits as long as the idle limit")
+        for _ in 0..<12 { await h.clock.expectSleep(5) }
+        _ = await h.streamRequest(2)
+        XCTAssertEqual(h.log.errors, [])
+        watcher.stop()
+        await run.value
+    }
+
+    /// A cut after a healthy stream that was up longer than the reconnection delay (a proxy's idle timeout) is no
+    /// failure: the stream is opened again at once, from the cursor, however often it happens.
+    func testCutsAfterAHealthyStreamReconnectAtOnceAndNeverLeadToPolling() async {
+        let h = FeedHarness()
+        let bodies = (0..<5).map { _ in LiveBody(h.changes) }
+        h.transport.addStreams(bodies.map { .open($0) })
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        for (i, body) in bodies.dropLast().enumerated() {
+            await h.until("its start watch") { h.clock.pending == [10] }
+            body.send(i == 0 ? frame("e1", cursor: "c1") : ": keep-alive\n\n")
+            await h.until("stream \(i + 1) read") { body.reads == 2 }
+            h.clock.advance(5)
+            body.end()
+            _ = await h.streamRequest(i + 2)
+        }
+        XCTAssertEqual(h.transport.pageRequests.count, 0, "never polled")
+        XCTAssertEqual(h.transport.streamRequests.map { $0.header("Last-Event-ID") }, ["c0", "c1", "c1", "c1", "c1"])
+        XCTAssertEqual(h.clock.elapsed, 20, "no wait between the connections")
+        watcher.stop()
+        await run.value
     }
 
     func testTimeInOnEventsIsNotIdleTime() async {

@@ -128,8 +128,10 @@ typealias StreamStep = ScriptedTransport.Reply
 
 extension ScriptedTransport.Reply {
     /// A 200 `text/event-stream` (or `contentType`) whose body the test controls.
-    static func open(_ body: LiveBody, contentType: String = "text/event-stream") -> Self {
-        .stream(HTTPStreamingResponse(status: 200, headers: ["Content-Type": contentType], body: body.stream))
+    static func open(_ body: LiveBody, contentType: String = "text/event-stream", heartbeat: Int? = nil) -> Self {
+        var headers = ["Content-Type": contentType]
+        if let heartbeat { headers["Profirest-Heartbeat"] = "\(heartbeat)" }
+        return .stream(HTTPStreamingResponse(status: 200, headers: headers, body: body.stream))
     }
 
     /// An answer read whole (an error): the step's status, headers and body.
