@@ -168,14 +168,15 @@ struct StreamSession: Sendable {
     private func watchIdle(_ activity: Locked<Activity>) async throws -> End {
         while true {
             let (started, opened, heartbeat) = progress.withLock { ($0.started, $0.opened, $0.heartbeat) }
+            let limit = feed.options.idleLimit(heartbeat: heartbeat)
             if !started {
                 let remaining = opened.addingTimeInterval(feed.options.startLimit).timeIntervalSince(feed.now)
                 if remaining <= 0 { return .slowStart }
-                try await feed.settings.sleep(remaining)
+                // Looks again after at most the idle limit: once the first bytes are in, that limit counts.
+                try await feed.settings.sleep(min(remaining, limit))
                 try Task.checkCancellation()
                 continue
             }
-            let limit = feed.options.idleLimit(heartbeat: heartbeat)
             let (last, busy) = activity.withLock { ($0.last, $0.busy) }
             let remaining = busy ? limit : last.addingTimeInterval(limit).timeIntervalSince(feed.now)
             if remaining <= 0 { return .idle }

@@ -231,6 +231,25 @@ final class EventWatcherStreamTests: XCTestCase {
         await run.value
     }
 
+    /// With a short heartbeat the watch looks again after the idle limit even while the start deadline runs, so a
+    /// connection that goes silent right after its first bytes is noticed 2 × heartbeat + 2 s after them.
+    func testAShortHeartbeatIsWatchedFromTheFirstBytes() async {
+        let h = FeedHarness()
+        let live = LiveBody(h.changes)
+        h.transport.addStreams([.open(live, heartbeat: 1)])
+        let watcher = h.api.eventWatcher(h.options(streamIdleTimeout: 45))
+        let run = h.start(watcher)
+        await h.until("the first watch") { h.clock.pending == [4] }
+        live.send(": open\n\n")
+        await h.until("the first bytes read") { live.reads == 2 }
+        h.clock.advance(4)
+        await h.until("the connection closed") { live.closedByReader }
+        XCTAssertEqual(h.clock.elapsed, 4)
+        _ = await h.streamRequest(2)
+        watcher.stop()
+        await run.value
+    }
+
     /// A stream whose head comes but whose first bytes do not within the start deadline (a proxy buffers it): the
     /// feed polls at once and tries the stream again a minute later, then after two.
     func testAStreamWithoutItsFirstBytesByTheStartDeadlineIsPolledAtOnce() async {
