@@ -1,10 +1,12 @@
 """Debian's headless chromium driven over the Chrome DevTools protocol, for the tests that need a real browser (the
 admin page, the console, partner consent through a TLS proxy): start it, open its page, evaluate JavaScript, wait for
-a condition, click like a mouse, take screenshots. No webdriver: aiohttp's WebSocket client speaks the protocol."""
+a condition, click like a mouse, wait for an event, take screenshots. No webdriver: aiohttp's WebSocket client speaks
+the protocol."""
 from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import contextlib
 import json
 import os
@@ -70,6 +72,7 @@ class Browser:
 class Page:
     def __init__(self, ws):
         self.ws, self.n = ws, 0
+        self.events: collections.deque = collections.deque(maxlen=1000)  # received while waiting for a reply
 
     async def send(self, method, **params):
         self.n += 1
@@ -81,6 +84,25 @@ class Page:
                 if "error" in msg:
                     raise AssertionError(msg["error"])
                 return msg.get("result", {})
+            if "method" in msg:
+                self.events.append(msg)
+
+    async def event(self, method, timeout=30):
+        """The params of the next `method` event (say Fetch.requestPaused), one kept from before included."""
+        for msg in list(self.events):
+            if msg["method"] == method:
+                self.events.remove(msg)
+                return msg.get("params", {})
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timed out waiting for the event {method}")
+            msg = await asyncio.wait_for(self.ws.receive_json(), left)
+            if msg.get("method") == method:
+                return msg.get("params", {})
+            if "method" in msg:
+                self.events.append(msg)
 
     async def js(self, expression):
         r = await self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
