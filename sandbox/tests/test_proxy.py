@@ -121,9 +121,9 @@ def test_discovery_through_the_proxy_is_on_the_proxys_origin(proxy, api):
         unavailable("curl is not installed (apt-get install curl)")
     # HTTP/2 (curl negotiates h2 by ALPN) and HTTP/1.1, each on its block's own origin
     for block, version in (("h2", "2"), ("h1", "1.1")):
+        url = origin(proxy, block) + "/.well-known/oauth-authorization-server"
         done = subprocess.run(["curl", "-sS", "--http2", "--max-time", str(TIMEOUT), "--cacert", proxy.info["ca_file"],
-                               "-w", "\n%{http_version}", origin(proxy, block) + "/.well-known/oauth-authorization-server"],
-                              capture_output=True, text=True, timeout=TIMEOUT + 30)
+                               "-w", "\n%{http_version}", url], capture_output=True, text=True, timeout=TIMEOUT + 30)
         body, _, used = done.stdout.rpartition("\n")
         assert done.returncode == 0 and used == version, (block, done.stderr)
         assert_on(json.loads(body), origin(proxy, block))
