@@ -40,6 +40,15 @@ class _DroppingQueueHandler(logging.handlers.QueueHandler):
             pass
 
 
+def _public_url(value: str) -> str:
+    from .origin import normalize_public_url  # imports aiohttp, which the admin commands start without
+
+    try:
+        return normalize_public_url(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _log_to_stderr(level: int) -> None:
     q: queue.Queue = queue.Queue(maxsize=10000)
     out = logging.StreamHandler(sys.stderr)
@@ -63,7 +72,7 @@ def _serve(args) -> int:
               file=sys.stderr)
     config = {"access_token_ttl": args.access_token_ttl, "device_code_ttl": args.device_code_ttl,
               "poll_interval": args.poll_interval, "staff_idle": args.staff_idle, "staff_max": args.staff_max,
-              "heartbeat": args.heartbeat}
+              "heartbeat": args.heartbeat, "public_url": args.public_url}
 
     async def main():
         sb = seed.open_sandbox(args.db, config, validate=args.validate)
@@ -140,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--staff-idle", type=float, default=300)
     s.add_argument("--staff-max", type=float, default=43200)
     s.add_argument("--heartbeat", type=float, default=15, help="seconds between SSE keep-alive comments")
+    s.add_argument("--public-url", type=_public_url, default=None, metavar="https://HOST:PORT",
+                   help="the origin to advertise (issuer, endpoints, iss, verification_uri) for every request, "
+                        "e.g. a TLS proxy's; wins over Forwarded / X-Forwarded-* (trusted from loopback peers only)")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--exit-on-stdin-eof", action="store_true",
                    help="stop when standard input closes: a test run that dies (even by SIGKILL) leaves no sandbox behind")

@@ -111,11 +111,12 @@ async def connections(request):
     for d in sb.store.list("device"):
         rows.append({"id": d["id"], "kind": "device", "client_id": d["client_id"], "name": d["name"],
                      "restaurant_ids": [d["restaurant_id"]], "active": bool(d.get("active")),
-                     "paired_at": d.get("paired_at"), "last_seen_at": d.get("last_seen_at")})
+                     "paired_at": d.get("paired_at"), "last_seen_at": d.get("last_seen_at"),
+                     "issuer": d.get("issuer")})
     for g in sb.store.list("grant"):
         rows.append({"id": g["id"], "kind": "partner", "client_id": g["client_id"], "name": client_name(g["client_id"]),
                      "restaurant_ids": list(g["restaurant_ids"]), "active": bool(g.get("active")),
-                     "paired_at": None, "last_seen_at": None})
+                     "paired_at": None, "last_seen_at": None, "issuer": g.get("issuer")})
     if request.query.get("all") != "1":
         rows = [r for r in rows if r["active"]]
     t = now()

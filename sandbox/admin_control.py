@@ -10,6 +10,7 @@ from .catalog import products_of
 from .db import iso
 from .errors import json_response
 from .events import cut_streams, end_cursor
+from .origin import normalize_public_url
 from .state import DEFAULT_CONFIG, Sandbox
 from .stats import Stats
 
@@ -85,7 +86,14 @@ async def config(request):
         if unknown:
             return err(400, f"unknown settings: {', '.join(unknown)}")
         for k, v in body.items():
-            if not isinstance(v, (int, float)) or v < 0:
+            if k == "public_url":  # an origin (https://host:port) every advertised URL is built on, or null
+                if v is not None and not isinstance(v, str):
+                    return err(400, "public_url is https://host[:port] (or http://…) or null")
+                try:
+                    v = None if v is None else normalize_public_url(v)
+                except ValueError as e:
+                    return err(400, str(e))
+            elif not isinstance(v, (int, float)) or v < 0:
                 return err(400, f"{k} is a number ≥ 0")
             sb.config[k] = v
     return json_response(sb.config)

@@ -1,7 +1,8 @@
 """A partner application's connection (authorization code + PKCE S256, RFC 7636; iss in the redirect, RFC 9207):
 GET /oauth/authorize checks the request and shows the owner the consent page (or answers at once: prompt=none with
 a consent given before, or the admin API's automatic consent), the page's form decides, the redirect carries a
-single-use code, and the token endpoint exchanges it (authorization_code_grant) for a grant's tokens."""
+single-use code, and the token endpoint exchanges it (authorization_code_grant) for a grant's tokens. The redirect's
+iss is the public origin of the request that produced it (origin.py: behind a TLS proxy, the proxy's address)."""
 from __future__ import annotations
 
 import base64
@@ -49,16 +50,21 @@ def _html(status: int, title: str, body: str) -> web.Response:
     return web.Response(status=status, body=page.encode(), content_type="text/html", charset="utf-8")
 
 
-def _finish_authorization(sb: Sandbox, areq: dict, approve: bool, restaurant_ids: list[str]) -> web.Response:
+def _finish_authorization(request: web.Request, areq: dict, approve: bool, restaurant_ids: list[str]) -> web.Response:
+    """The authorization response. Its iss is the public origin of the request that produces it (origin.py): the
+    authorize request when it answers at once, the consent form's post when the owner decides."""
+    sb = request.app[SANDBOX]
+    iss = issuer(request)
     params = {"state": areq["state"]} if areq.get("state") else {}
     if not approve or not restaurant_ids:
-        return _redirect(areq["redirect_uri"], {"error": "access_denied", **params, "iss": issuer(sb)})
+        return _redirect(areq["redirect_uri"], {"error": "access_denied", **params, "iss": iss})
     code = "ac_" + secrets.token_urlsafe(24)
     sb.store.put("auth_code", token_hash(code), {
         "client_id": areq["client_id"], "redirect_uri": areq["redirect_uri"], "code_challenge": areq["code_challenge"],
-        "scopes": areq["scopes"], "restaurant_ids": restaurant_ids, "expires_at": now() + sb.config["auth_code_ttl"]})
+        "scopes": areq["scopes"], "restaurant_ids": restaurant_ids, "expires_at": now() + sb.config["auth_code_ttl"],
+        "issuer": iss})
     sb.store.put("consent", areq["client_id"], {"scopes": areq["scopes"], "restaurant_ids": restaurant_ids})
-    return _redirect(areq["redirect_uri"], {"code": code, **params, "iss": issuer(sb)})
+    return _redirect(areq["redirect_uri"], {"code": code, **params, "iss": iss})
 
 
 async def authorize(request: web.Request) -> web.Response:
@@ -78,7 +84,7 @@ async def authorize(request: web.Request) -> web.Response:
                      f"is not allowed for {name}.</p>")
     state = q.get("state")
     base = {"state": state} if state else {}
-    iss = {"iss": issuer(sb)}
+    iss = {"iss": issuer(request)}
     if q.get("response_type") != "code":
         return _redirect(ruri, {"error": "unsupported_response_type", **base, **iss})
     if not state or len(state) < 16:
@@ -96,11 +102,12 @@ async def authorize(request: web.Request) -> web.Response:
     if prompt == "none":
         consent = sb.store.get("consent", cid)
         if consent and set(scopes) <= set(consent["scopes"]):
-            return _finish_authorization(sb, areq, True, consent["restaurant_ids"])
+            return _finish_authorization(request, areq, True, consent["restaurant_ids"])
         return _redirect(ruri, {"error": "access_denied", "error_description": "consent required", **base, **iss})
     auto = sb.auto_consent
     if auto and auto.get("decision") in ("approve", "deny"):
-        return _finish_authorization(sb, areq, auto["decision"] == "approve", list(auto.get("restaurant_ids") or ["11"]))
+        return _finish_authorization(request, areq, auto["decision"] == "approve",
+                                     list(auto.get("restaurant_ids") or ["11"]))
     areq_id = new_id("areq_", 16)
     sb.store.put("authorization_request", areq_id, {**areq, "created": now()})
     return _consent_page(sb, areq_id, areq)
@@ -146,7 +153,7 @@ async def consent_decision(request: web.Request) -> web.Response:
         # Approving nothing is a slip, not a refusal: the same page again, the request still waiting.
         return _consent_page(sb, areq_id, areq, NO_RESTAURANT)
     sb.store.delete("authorization_request", areq_id)
-    return _finish_authorization(sb, areq, approve, rids)
+    return _finish_authorization(request, areq, approve, rids)
 
 
 def authorization_code_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Response:
@@ -167,7 +174,8 @@ def authorization_code_grant(sb: Sandbox, form: dict, cid: str, client: dict) ->
         raise OAuthError("invalid_grant", "code_verifier does not match code_challenge (PKCE S256).")
     grant_id = new_id("grant_", 8)
     sb.store.put("grant", grant_id, {"id": grant_id, "client_id": cid, "restaurant_ids": rec["restaurant_ids"],
-                                     "scopes": rec["scopes"], "active": True, "created_at": iso()})
+                                     "scopes": rec["scopes"], "active": True, "created_at": iso(),
+                                     "issuer": rec.get("issuer")})
     return token_json(issue_tokens(sb, "partner", grant_id, cid, rec["scopes"]))
 
 

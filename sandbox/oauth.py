@@ -2,7 +2,8 @@
 form, client authentication (public clients by client_id, the confidential one by client_secret_basic), scopes and
 issuing access + rotating refresh tokens. The flows: pairing.py (device authorization, RFC 8628), consent.py
 (authorization code + PKCE, RFC 7636 / RFC 9207), tokens.py (the token endpoint, revocation RFC 7009);
-connection.py is what a token stands for."""
+connection.py is what a token stands for. The issuer and every endpoint advertised are on the request's public origin
+(origin.py: the proxy's address behind a TLS proxy, `--public-url` when set)."""
 from __future__ import annotations
 
 import base64
@@ -17,13 +18,15 @@ from .bodies import read_body
 from .clients import CLIENTS
 from .db import now
 from .errors import ApiError, OAuthError, json_response
-from .state import SANDBOX, Sandbox, token_hash
+from .origin import public_origin
+from .state import Sandbox, token_hash
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 
 
-def issuer(sb: Sandbox) -> str:
-    return sb.base_url
+def issuer(request: web.Request) -> str:
+    """The issuer this request sees: its public origin (origin.py), so behind a TLS proxy the proxy's address."""
+    return public_origin(request)
 
 
 async def read_form(sb: Sandbox, request: web.Request, schema: str) -> dict[str, str]:
@@ -106,8 +109,7 @@ def token_json(data: dict) -> web.Response:
 
 
 async def metadata(request: web.Request) -> web.Response:
-    sb = request.app[SANDBOX]
-    base = issuer(sb)
+    base = issuer(request)
     return json_response({
         "issuer": base,
         "authorization_endpoint": base + "/oauth/authorize",

@@ -32,14 +32,15 @@ async def device_authorization(request: web.Request) -> web.Response:
             break
     device_code = "dc_" + secrets.token_urlsafe(24)
     ttl, interval = int(sb.config["device_code_ttl"]), int(sb.config["poll_interval"])
+    iss = issuer(request)  # the origin the device reached us at: verification_uri is on it
     sb.store.put("pairing", user_code, {
         "user_code": user_code, "device_code_hash": token_hash(device_code), "client_id": cid, "scope": " ".join(scopes),
         "device_name": form.get("device_name") or f"{cid} ({form.get('device_platform') or 'zařízení'})",
         "device_platform": form.get("device_platform"), "app_version": form.get("app_version"),
         "created": now(), "expires_at": now() + ttl, "interval": interval, "last_poll": None, "status": "pending",
-        "restaurant_id": None})
+        "restaurant_id": None, "issuer": iss})
     sb.store.put("device_code", token_hash(device_code), {"user_code": user_code})
-    verify = issuer(sb) + "/admin"
+    verify = iss + "/admin"
     return json_response({"device_code": device_code, "user_code": user_code, "verification_uri": verify,
                           "verification_uri_complete": f"{verify}?code={user_code}", "expires_in": max(1, ttl),
                           "interval": max(1, interval)}, 200, {"Cache-Control": "no-store"})
@@ -80,7 +81,7 @@ def device_code_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Re
     dev = {"id": dev_id, "name": p["device_name"], "platform": p.get("device_platform"),
            "app_version": p.get("app_version"), "client_id": cid, "restaurant_id": p["restaurant_id"],
            "scopes": p["scope"].split(" "), "paired_at": iso(), "last_seen_at": None, "active": True,
-           "user_code": p["user_code"]}
+           "user_code": p["user_code"], "issuer": p.get("issuer")}
     sb.store.put("device", dev_id, dev, p["restaurant_id"])
     p["device_id"] = dev_id
     sb.store.put("pairing", p["user_code"], p)

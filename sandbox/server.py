@@ -217,6 +217,8 @@ async def serve(sb: Sandbox, host: str, port: int, quiet: bool, banner, exit_on_
     await runner.start()
     api = sb.base_url
     ready = {"sandbox": "ready", "api": api, "admin": api + "/admin", "pid": os.getpid()}
+    if sb.config.get("public_url"):
+        ready["public_url"] = sb.config["public_url"]  # what it advertises (origin.py); `api` is where it listens
     sys.stdout.write(json.dumps(ready) + "\n")
     sys.stdout.flush()
     if not quiet:

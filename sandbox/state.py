@@ -36,6 +36,8 @@ DEFAULT_CONFIG = {
     "json_body_limit": 1024 * 1024,
     "idempotency_hold_ms": 0,  # tests: keep a keyed request running this long (to see idempotency_in_progress)
     "backup_body_limit": 10 * 1024 * 1024,
+    # The origin every advertised URL is built on, whatever the request's headers (origin.py); None: per request.
+    "public_url": None,
 }
 
 
