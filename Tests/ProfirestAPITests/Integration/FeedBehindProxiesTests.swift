@@ -187,3 +187,79 @@ final class FeedBehindProxiesTests: XCTestCase {
     }
 }
 #endif
+
+#if os(Linux)
+/// Partner consent through nginx with TLS: the sandbox behind the proxy names the proxy's https origin as its issuer,
+/// so the library's RFC 9207 check passes for an approval and a denial, and refuses a callback whose `iss` was
+/// tampered with (here: the sandbox's own direct address).
+final class ConsentBehindProxyTests: XCTestCase {
+    private var sandbox: SandboxServer!
+    private var net: NetHarness!
+
+    override func setUp() async throws {
+        sandbox = try SandboxServer.start()
+        net = try NetHarness.forTest(upstream: sandbox.api)
+    }
+
+    override func tearDown() {
+        net?.stop()
+        sandbox?.stop()
+    }
+
+    private func client() -> ProfirestApi {
+        ProfirestApi(options: .init(baseURL: net.base(.h2), clientID: "moje-aplikace", trustedCertificates: .pemFile(net.caFile)))
+    }
+
+    /// Opens the consent URL as a browser would; the transport never follows the sandbox's 302.
+    private func callback(_ url: URL) async throws -> URL {
+        let response = try await CurlTransport(trustedCertificates: .pemFile(net.caFile)).send(HTTPRequest(method: "GET", url: url))
+        XCTAssertEqual(response.status, 302)
+        return try XCTUnwrap(response.header("Location").flatMap(URL.init(string:)))
+    }
+
+    private func iss(_ url: URL) -> String? {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "iss" }?.value
+    }
+
+    func testApprovalThroughTheProxyCompletesWithTheProxysIssuer() async throws {
+        try await sandbox.admin("POST", "consents/auto", ["decision": "approve", "restaurant_ids": ["11"]])
+        let api = client()
+        let url = try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "restaurants:read orders:read")
+        let back = try await callback(url)
+        XCTAssertEqual(iss(back), net.base(.h2))
+        let connection = try await api.completeAuthorization(back)
+        XCTAssertEqual(connection.restaurants.map(\.id), ["11"])
+        let restaurant: JSONValue? = try await api.get("/restaurants/11")
+        XCTAssertEqual(restaurant?["id"]?.stringValue, "11")
+    }
+
+    func testADenialThroughTheProxyIsAccessDenied() async throws {
+        try await sandbox.admin("POST", "consents/auto", ["decision": "deny"])
+        let api = client()
+        let back = try await callback(try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "restaurants:read"))
+        XCTAssertEqual(iss(back), net.base(.h2))
+        do {
+            _ = try await api.completeAuthorization(back)
+            XCTFail("a denied consent does not connect")
+        } catch let error as ProfirestOAuthError {
+            XCTAssertEqual(error.error, "access_denied")
+        }
+        XCTAssertFalse(api.isPaired)
+    }
+
+    func testATamperedIssuerIsRefused() async throws {
+        try await sandbox.admin("POST", "consents/auto", ["decision": "approve", "restaurant_ids": ["11"]])
+        let api = client()
+        let back = try await callback(try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "restaurants:read"))
+        var components = try XCTUnwrap(URLComponents(url: back, resolvingAgainstBaseURL: false))
+        components.queryItems = components.queryItems?.map { $0.name == "iss" ? URLQueryItem(name: "iss", value: sandbox.api) : $0 }
+        do {
+            _ = try await api.completeAuthorization(try XCTUnwrap(components.url))
+            XCTFail("a callback from another issuer must be refused")
+        } catch let error as ProfirestOAuthError {
+            XCTAssertEqual(error.error, "invalid_issuer")
+        }
+        XCTAssertFalse(api.isPaired)
+    }
+}
+#endif
