@@ -1,4 +1,5 @@
-// See include/CProfirestCurl.h: libcurl looked up at run time, called through non-variadic wrappers.
+// See include/CProfirestCurl.h: libcurl looked up at run time, called through non-variadic wrappers. The mirrored
+// structures below (curl_blob, CURLMsg) are checked against curl.h by tools/check_curl_abi.py.
 #if defined(__linux__)
 
 #include "CProfirestCurl.h"

@@ -7,7 +7,7 @@
 //
 // The numeric constants are libcurl's public ABI, which libcurl keeps stable across releases (options and codes are
 // only ever added); the values are those of curl 7.88.1's include/curl/curl.h and multi.h (Debian 12's libcurl),
-// checked by compiling a program against those headers (see the README's "Transport and speed").
+// checked at compile time against those headers by tools/check_curl_abi.py (make check-curl-abi, in make test).
 #ifndef CPROFIRESTCURL_H
 #define CPROFIRESTCURL_H
 
