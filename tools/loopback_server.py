@@ -24,6 +24,8 @@ Routes (any method):
                      /v2/flood-sent tells how many bytes the server got rid of so far (back-pressure seen from here)
   /v2/huge-head      200 with a 100 KB header (more than any client should accept)
   /v2/bad-status     an answer whose status line is not HTTP
+  CONNECT, or a request in absolute form (http://…): 407 with Proxy-Authenticate: Basic realm="loopback-proxy" — a
+                     forward proxy that wants its own login
   /oauth/revoke      400 OAuth error whose error_description is the request's Accept-Language, or
                      "(none)" without one (the OAuth requests' headers, seen through the library's OAuth error)
 Writes, each recorded in /v2/writes (the head as soon as it is in, so a request whose body never comes shows):
@@ -121,6 +123,11 @@ class Handler(asyncio.Protocol):
 
     def answer(self, method, path, headers, body, close, query=""):
         t = self.transport
+        if method == "CONNECT" or path.startswith("http://"):
+            t.write(response(407, "Proxy Authentication Required", b"proxy login needed",
+                             [("Proxy-Authenticate", 'Basic realm="loopback-proxy"')], True))
+            t.close()
+            return
         if path == "/v2/staff":
             t.write(response(200, "OK", STAFF, [("Content-Type", "application/json")], close))
         elif path == "/v2/redirect":

@@ -62,6 +62,7 @@ void pfc_slist_free_all(void *list);
 // 30000, blobs from 40000.
 #define PFC_OPT_WRITEDATA 10001
 #define PFC_OPT_URL 10002
+#define PFC_OPT_PROXY 10004
 #define PFC_OPT_POSTFIELDS 10015
 #define PFC_OPT_HTTPHEADER 10023
 #define PFC_OPT_HEADERDATA 10029

@@ -225,3 +225,32 @@ enum ProcessCPU {
     }
 }
 #endif
+
+#if os(Linux)
+/// A forward proxy that wants its own login (407): over plain http the 407 is the answer; for https the proxy refuses
+/// the CONNECT tunnel, and the transport hands that 407 back too. Either way the library reports the proxy's login and
+/// refreshes nothing.
+final class ForwardProxyLoginTests: XCTestCase {
+    var proxy: LoopbackServer!
+
+    override func setUpWithError() throws { proxy = try LoopbackServer() }
+    override func tearDown() { proxy?.stop() }
+
+    func testA407FromAForwardProxyIsTheProxysLogin() async throws {
+        let transport = try CurlTransport(proxy: proxy.url(""))
+        for base in ["http://127.0.0.2:9", "https://api.profirest.invalid"] {
+            let response = try await transport.send(HTTPRequest(method: "GET", url: URL(string: base + "/v2/connection")!))
+            XCTAssertEqual(response.status, 407, base)
+            let refreshed = Locked(false)
+            let api = ProfirestApi(options: .init(
+                baseURL: base, accessToken: "at_fixed_0123456789", transport: transport,
+                observer: { if case .tokenRefreshed = $0 { refreshed.withLock { $0 = true } } }))
+            let e = await apiError { _ = try await api.connection() }
+            XCTAssertEqual(e?.code, ErrorCode.proxyAuthenticationRequired, base)
+            XCTAssertEqual(e?.status, 407, base)
+            XCTAssertFalse(refreshed.withLock { $0 })
+        }
+        XCTAssertThrowsError(try CurlTransport(proxy: URL(string: "socks9://x")!))
+    }
+}
+#endif

@@ -101,6 +101,7 @@ final class CurlTransfer: @unchecked Sendable {
         pfc_easy_setopt_long(easy, Int32(PFC_OPT_TCP_KEEPIDLE), 30)
         pfc_easy_setopt_long(easy, Int32(PFC_OPT_TCP_KEEPINTVL), 10)
         pfc_easy_setopt_long(easy, Int32(PFC_OPT_HTTP_VERSION), Int(PFC_HTTP_VERSION_2TLS))
+        if let proxy = settings.proxy { pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_PROXY), proxy) }
         if request.url.scheme?.lowercased() == "https" {
             // Wait for a connection that may multiplex (HTTP/2) rather than open another one per request.
             pfc_easy_setopt_long(easy, Int32(PFC_OPT_PIPEWAIT), 1)
@@ -328,5 +329,7 @@ struct CurlSettings: Sendable {
     var authorities: Data?
     /// The most of a stream's body that waits unread before the transfer is paused.
     var streamBufferLimit: Int
+    /// A forward proxy for every request, or nil for libcurl's environment (`https_proxy`, `no_proxy`…).
+    var proxy: String?
 }
 #endif

@@ -32,14 +32,20 @@ public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
 
     /// Makes a transport with a connection pool and a thread of its own; share it between clients.
     ///
-    /// - Parameter trustedCertificates: certificate authorities to trust besides the system's, or nil.
-    /// - Throws: ``ProfirestUsageError`` when libcurl cannot be loaded (or is older than 7.68) or the certificates
-    ///   cannot be read.
-    public convenience init(trustedCertificates: TrustedCertificates? = nil) throws {
-        try self.init(trustedCertificates: trustedCertificates, streamBufferLimit: 1 << 20)
+    /// - Parameters:
+    ///   - trustedCertificates: certificate authorities to trust besides the system's, or nil.
+    ///   - proxy: a forward proxy for every request (`http://proxy.example:3128`; HTTPS goes through it with CONNECT),
+    ///     or nil for libcurl's environment variables (`https_proxy`, `http_proxy`, `no_proxy`).
+    /// - Throws: ``ProfirestUsageError`` when libcurl cannot be loaded (or is older than 7.68), the certificates
+    ///   cannot be read, or `proxy` is not an http(s) URL.
+    public convenience init(trustedCertificates: TrustedCertificates? = nil, proxy: URL? = nil) throws {
+        try self.init(trustedCertificates: trustedCertificates, streamBufferLimit: 1 << 20, proxy: proxy)
     }
 
-    init(trustedCertificates: TrustedCertificates?, streamBufferLimit: Int) throws {
+    init(trustedCertificates: TrustedCertificates?, streamBufferLimit: Int, proxy: URL? = nil) throws {
+        if let proxy, !["http", "https"].contains(proxy.scheme?.lowercased() ?? "") || proxy.host == nil {
+            throw ProfirestUsageError("proxy \(proxy.absoluteString) is not an http(s) URL such as http://proxy.example:3128")
+        }
         do {
             _ = try LibCurl.load()
         } catch {
@@ -50,7 +56,8 @@ public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
             // libcurl's CA option replaces its default store, so the system's bundle goes along with the extra ones.
             authorities = (Self.systemAuthorities() ?? Data()) + (try trustedCertificates.load().pem)
         }
-        engine = try CurlEngine(settings: CurlSettings(authorities: authorities, streamBufferLimit: streamBufferLimit))
+        engine = try CurlEngine(settings: CurlSettings(
+            authorities: authorities, streamBufferLimit: streamBufferLimit, proxy: proxy?.absoluteString))
     }
 
     deinit { engine.stop() }
