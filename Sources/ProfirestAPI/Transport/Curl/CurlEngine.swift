@@ -96,7 +96,10 @@ final class CurlEngine: @unchecked Sendable {
             let now = DispatchTime.now().uptimeNanoseconds
             expireHeads(now: now)
             var ready: Int32 = 0
-            pfc_multi_poll(multi, pollTimeout(now: now), &ready)
+            if pfc_multi_poll(multi, pollTimeout(now: now), &ready) != 0 {
+                // Polling itself failed (it should not): never turn that into a busy loop.
+                usleep(10_000)
+            }
         }
         for transfer in transfers.values {
             remove(transfer)

@@ -270,6 +270,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// Ends the transfer with libcurl's result; the caller is answered exactly once.
     func complete(result: Int32) {
         if result == PFC_E_OK {
+            // A response whose status line the callback did not see (it always should): libcurl's own reading.
+            if status == 0, let easy {
+                var code = 0
+                pfc_easy_getinfo_long(easy, Int32(PFC_INFO_RESPONSE_CODE), &code)
+                status = code
+            }
             succeed()
             return
         }
