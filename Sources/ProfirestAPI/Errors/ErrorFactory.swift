@@ -65,8 +65,14 @@ struct ErrorFactory: Sendable {
             requestID: response.header("Profirest-Request-Id"))
     }
 
-    /// A failure without an answer from the transport.
+    /// A failure without an answer from the transport; the transport's error stays with it as its cause.
     func fromTransport(_ error: Error) -> ProfirestAPIError {
+        var made = classify(error)
+        made.underlyingError = error
+        return made
+    }
+
+    private func classify(_ error: Error) -> ProfirestAPIError {
         if let urlError = error as? URLError {
             switch urlError.code {
             case .timedOut:
@@ -84,7 +90,7 @@ struct ErrorFactory: Sendable {
         }
         let reason: String
         if let urlError = error as? URLError {
-            reason = "URLError \(urlError.code.rawValue): \(urlError.localizedDescription)"
+            reason = Self.reason(urlError)
         } else {
             reason = String(describing: type(of: error))
         }

@@ -51,6 +51,15 @@ public struct ProfirestAPIError: Error, Sendable, Hashable {
     /// The whole problem+json body, with anything that looks secret blanked, for members the library does not
     /// surface as properties.
     public var problem: JSONValue?
+    /// What the transport threw when no answer came (`network_error`, `timeout`, `certificate_untrusted`,
+    /// `invalid_response` of a reply that is not HTTP): a `URLError` with its code and the transport's reason, for a log
+    /// or a decision the catalog code does not make. Nil for every answered request. It never carries a token: the
+    /// transports describe the connection, not the request's headers or body. Not part of equality or hashing.
+    ///
+    /// ```swift
+    /// if let urlError = e.underlyingError as? URLError, urlError.code == .notConnectedToInternet { showOffline() }
+    /// ```
+    public var underlyingError: (any Error)?
 
     /// The title and the detail in one line, `title – detail` (the title alone without a detail), for a log or an
     /// alert.
@@ -74,7 +83,7 @@ public struct ProfirestAPIError: Error, Sendable, Hashable {
     public init(
         code: String, status: Int, title: String, detail: String? = nil, errors: [JSONValue] = [],
         candidates: [JSONValue] = [], existingID: String? = nil, retryAfter: Int? = nil, retryable: Bool = false,
-        requestID: String? = nil, problem: JSONValue? = nil
+        requestID: String? = nil, problem: JSONValue? = nil, underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.status = status
@@ -87,6 +96,29 @@ public struct ProfirestAPIError: Error, Sendable, Hashable {
         self.retryable = retryable
         self.requestID = requestID
         self.problem = problem
+        self.underlyingError = underlyingError
+    }
+
+    /// Equal when everything but the underlying error is (an `Error` is neither equatable nor hashable).
+    public static func == (a: ProfirestAPIError, b: ProfirestAPIError) -> Bool {
+        a.code == b.code && a.status == b.status && a.title == b.title && a.detail == b.detail && a.errors == b.errors
+            && a.candidates == b.candidates && a.existingID == b.existingID && a.retryAfter == b.retryAfter
+            && a.retryable == b.retryable && a.requestID == b.requestID && a.problem == b.problem
+    }
+
+    /// Hashes what equality compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(status)
+        hasher.combine(title)
+        hasher.combine(detail)
+        hasher.combine(errors)
+        hasher.combine(candidates)
+        hasher.combine(existingID)
+        hasher.combine(retryAfter)
+        hasher.combine(retryable)
+        hasher.combine(requestID)
+        hasher.combine(problem)
     }
 }
 

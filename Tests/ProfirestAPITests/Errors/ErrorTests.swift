@@ -5,6 +5,23 @@ import XCTest
 /// The reference's "Errors" section: every property of `ProfirestAPIError`, non-problem bodies, undecodable
 /// bodies, library-only codes and redaction.
 final class ErrorTests: XCTestCase {
+    /// A failure without an answer keeps the transport's error as its cause; an answered error has none; the cause
+    /// takes no part in equality.
+    func testAFailureWithoutAnAnswerKeepsItsCause() async {
+        let h = Harness([.fail(URLError(.cannotConnectToHost)), .problem(404, ErrorCode.notFound)])
+        let unreachable = await apiError { try await h.api.get("/restaurants/11", options: .init(retries: 0)) }
+        XCTAssertEqual(unreachable?.code, ErrorCode.networkError)
+        XCTAssertEqual((unreachable?.underlyingError as? URLError)?.code, .cannotConnectToHost)
+        let answered = await apiError { try await h.api.get("/restaurants/11") }
+        XCTAssertEqual(answered?.code, ErrorCode.notFound)
+        XCTAssertNil(answered?.underlyingError)
+        if var copy = unreachable {
+            copy.underlyingError = nil
+            XCTAssertEqual(copy, unreachable, "the cause is not compared")
+            XCTAssertEqual(copy.hashValue, unreachable?.hashValue)
+        }
+    }
+
     func testEveryPropertyComesFromTheProblem() async {
         let h = Harness([.problem(409, ErrorCode.staffAmbiguous, headers: ["Profirest-Request-Id": "req_header"], extra: [
             "title": "Stejný PIN má více zaměstnanců", "detail": "Vyberte zaměstnance.", "request_id": "req_01JD8Z5K2M",
