@@ -3,8 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The transport a client uses unless given another: `URLSession`, hardened for the API on Apple platforms and
-/// on Linux.
+/// The transport a client uses on Apple platforms unless given another: `URLSession`, hardened for the API; on Linux
+/// it is still there (the default there is ``CurlTransport``, or this one when libcurl cannot be used).
 ///
 /// - Redirects are refused in the session delegate: a 3xx comes back as it is, so tokens never follow it.
 /// - An authentication challenge (a 401 with `WWW-Authenticate: Basic`) is never answered: the 401 comes back at
@@ -26,8 +26,11 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     /// while a request is on its way: when the connection dies before any answer, libcurl sends the request again
     /// on a new connection, and URLSession cannot rewind a body it holds as `Data`, so the request goes out again
     /// with its headers (Content-Length and Idempotency-Key included) and **no body**; the server waits for the
-    /// body and the task spins until its timeout. Answering `urlSession(_:task:needNewBodyStream:)` does not help:
-    /// FoundationNetworking then traps in `seekInputStream` (checked with Swift 6.3.1). This is not rare: it
+    /// body and the task spins until its timeout. For a body held as `Data`, answering
+    /// `urlSession(_:task:needNewBodyStream:)` does not help: FoundationNetworking then traps in `seekInputStream`
+    /// (checked with Swift 6.3.1; a body given as `httpBodyStream` without a Content-Length can be re-supplied, but
+    /// then goes chunked, which some gateways refuse with 411 — not used here: ``CurlTransport`` keeps write
+    /// connections on Linux instead). This is not rare: it
     /// follows most dropped keep-alive connections. So on Linux every request with a body (JSON, form, binary)
     /// goes through a session of its own with `Connection: close`: it always opens a new connection, there is
     /// nothing libcurl could re-send, and a lost answer surfaces as an error the library retries with the same
