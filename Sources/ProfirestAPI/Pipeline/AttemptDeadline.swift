@@ -28,6 +28,3 @@ enum AttemptDeadline {
     }
 }
 
-/// A transport that ends each exchange by `HTTPRequest.timeout` itself, counting the whole exchange (not idle
-/// time), and then throws `URLError(.timedOut)`.
-protocol BoundsEachAttempt {}

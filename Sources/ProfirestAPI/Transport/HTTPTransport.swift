@@ -120,6 +120,10 @@ extension AsyncThrowingStream where Element == Data, Failure == Error {
     }
 }
 
+/// A transport that ends each exchange by `HTTPRequest.timeout` itself, counting the whole exchange (not idle
+/// time), and then throws `URLError(.timedOut)`: the library then calls it without racing a timer of its own.
+protocol BoundsEachAttempt {}
+
 /// Case-insensitive header lookup shared by requests, responses and `APIResponse`.
 enum HTTPHeaders {
     static func value(_ name: String, in headers: [String: String]) -> String? {
