@@ -63,10 +63,9 @@ enum OwnerOnlySecurity {
                 var dacl: PACL? = nil
                 guard GetSecurityDescriptorDacl(descriptor, &present, &dacl, &defaulted), present.boolValue, let dacl
                 else { return }
-                // PROTECTED_DACL_SECURITY_INFORMATION is 0x80000000: truncatingIfNeeded keeps that bit whatever
-                // integer type the macro is imported as.
-                let information =
-                    DWORD(DACL_SECURITY_INFORMATION) | DWORD(truncatingIfNeeded: PROTECTED_DACL_SECURITY_INFORMATION)
+                // DACL_SECURITY_INFORMATION (0x00000004L) comes in as Int32, PROTECTED_DACL_SECURITY_INFORMATION
+                // (0x80000000L) as DWORD.
+                let information = DWORD(DACL_SECURITY_INFORMATION) | PROTECTED_DACL_SECURITY_INFORMATION
                 var name = Array(path.utf16) + [0]
                 _ = name.withUnsafeMutableBufferPointer {
                     SetNamedSecurityInfoW($0.baseAddress, SE_FILE_OBJECT, information, nil, nil, dacl, nil)
@@ -86,7 +85,7 @@ enum OwnerOnlySecurity {
         }
         // `owner` points into the descriptor, which is freed only after the comparison.
         defer { if let descriptor { _ = LocalFree(descriptor) } }
-        guard status == 0, let owner else { return false }  // 0 is ERROR_SUCCESS
+        guard status == DWORD(ERROR_SUCCESS), let owner else { return false }
         return EqualSid(owner, user)
     }
 
