@@ -1,6 +1,12 @@
 // Windows only: the counterpart of mode 0600. On Linux the test-only target PlatformShims compiles this same file
 // (PROFIREST_SHIMS) against declaration shims of WinSDK (Sources/WindowsShims); see Tests/PlatformShimsTests.
 #if os(Windows) || PROFIREST_SHIMS
+// sddl.h (ConvertSidToStringSidW, ConvertStringSecurityDescriptorToSecurityDescriptorW, SDDL_REVISION_1) is part of
+// Swift's WinSDK module only from Swift 6.0 (swiftlang/swift#71565, "Windows: include SDDL conversion headers",
+// February 2024, after 5.10 branched); with an older compiler those names would not be found. Say so instead.
+#if os(Windows) && !compiler(>=6.0)
+#error("ProfirestAPI needs Swift 6.0 or later on Windows (its WinSDK module has sddl.h only from 6.0)")
+#endif
 #if PROFIREST_SHIMS
 import WindowsShims
 #else
