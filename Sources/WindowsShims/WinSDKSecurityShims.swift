@@ -275,6 +275,8 @@ public func SetNamedSecurityInfoW(
         "the WinSDK shim models setting the DACL only")
     if let code = WindowsShimThread.enter("SetNamedSecurityInfoW") { return code }
     guard let pObjectName else { return DWORD(ERROR_INVALID_PARAMETER) }
+    // The error is the return value; Win32Path sets GetLastError's, which this call does not use.
+    guard let path = Win32Path.native(string(pObjectName)) else { return GetLastError() }
     // A NULL DACL (everyone may do everything) is legal on Windows but not modelled: the library never sets one.
     guard let pDacl else { return DWORD(ERROR_INVALID_PARAMETER) }
     let base = UnsafeMutableRawPointer(pDacl) - LocalMemory.daclOffset
@@ -284,7 +286,7 @@ public func SetNamedSecurityInfoW(
     }
     let applied = SecurityDescriptorModel(
         owner: nil, group: nil, daclFlags: SecurityInfo & protected != 0 ? ["P"] : [], dacl: entries)
-    return WindowsFiles.shared.setSecurity(string(pObjectName), .descriptor(applied)) ? 0 : DWORD(ERROR_FILE_NOT_FOUND)
+    return WindowsFiles.shared.setSecurity(path, .descriptor(applied)) ? 0 : DWORD(ERROR_FILE_NOT_FOUND)
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/aclapi/nf-aclapi-getnamedsecurityinfow —
@@ -306,7 +308,8 @@ public func GetNamedSecurityInfoW(
         "the WinSDK shim models reading the owner only")
     if let code = WindowsShimThread.enter("GetNamedSecurityInfoW") { return code }
     guard let pObjectName, let ppSecurityDescriptor else { return DWORD(ERROR_INVALID_PARAMETER) }
-    guard let owner = WindowsFiles.shared.owner(atPath: string(pObjectName)),
+    guard let path = Win32Path.native(string(pObjectName)) else { return GetLastError() }
+    guard let owner = WindowsFiles.shared.owner(atPath: path),
         let sid = WindowsShimUser.binarySID(of: owner)
     else { return DWORD(ERROR_FILE_NOT_FOUND) }
     let model = SecurityDescriptorModel(owner: owner, group: nil, daclFlags: [], dacl: nil)

@@ -1,9 +1,11 @@
 // Test-only declaration shims of exactly the WinSDK API that the library's Windows files use
-// (Sources/ProfirestAPI/Storage/FileLock+Windows.swift, TokenFile+Windows.swift, OwnerOnlySecurity+Windows.swift),
+// (Sources/ProfirestAPI/Storage/FileLock+Windows.swift, TokenFile+Windows.swift, OwnerOnlySecurity+Windows.swift,
+// LongPath+Windows.swift),
 // so those files are type-checked and their logic tested on Linux (target PlatformShims, condition PROFIREST_SHIMS).
 // Never part of the ProfirestAPI library or any product. This file: types, the file API and the handle table;
 // WinSDKSecurityShims.swift: the token, SID and security-descriptor API, setting an existing file's DACL, reading its
-// owner, EqualSid and LocalFree;
+// owner, EqualSid and LocalFree; WinSDKPathShims.swift: GetFullPathNameW, Sleep, and how every shim reads a path
+// (Win32's normalisation, MAX_PATH unless `\\?\`-prefixed);
 // WindowsShimControl.swift: what the tests use to inject failures and to read what happened.
 //
 // Each C declaration is cited from its learn.microsoft.com page, and declared with the types Swift's ClangImporter
@@ -26,7 +28,8 @@
 //
 // Behaviour, backed by the real file system of this machine plus an in-process table of handles, locks and the
 // security and owner each file was created with:
-// - CreateFileW models OPEN_ALWAYS (open or create) and CREATE_NEW (create; ERROR_FILE_EXISTS when the file exists),
+// - CreateFileW models OPEN_ALWAYS (open or create), OPEN_EXISTING (ERROR_FILE_NOT_FOUND when the file is missing)
+//   and CREATE_NEW (create; ERROR_FILE_EXISTS when the file exists),
 //   ERROR_PATH_NOT_FOUND for a missing folder, and sharing (ERROR_SHARING_VIOLATION when an open handle's share mode
 //   refuses the access asked for, or the new share mode refuses an open handle's access). A file it creates records
 //   the security descriptor of lpSecurityAttributes, parsed from the SDDL it was made from — or "inherited from the
@@ -200,6 +203,8 @@ public var ERROR_INVALID_NAME: Int32 { 123 }
 public var ERROR_NOT_LOCKED: Int32 { 158 }
 /// winerror.h: `#define ERROR_ALREADY_EXISTS 183L`
 public var ERROR_ALREADY_EXISTS: Int32 { 183 }
+/// winerror.h: `#define ERROR_FILENAME_EXCED_RANGE 206L`
+public var ERROR_FILENAME_EXCED_RANGE: Int32 { 206 }
 /// winerror.h: `#define ERROR_UNKNOWN_REVISION 1305L`
 public var ERROR_UNKNOWN_REVISION: Int32 { 1305 }
 /// winerror.h: `#define ERROR_INVALID_ACL 1336L`
@@ -212,17 +217,21 @@ public var ERROR_INVALID_SECURITY_DESCR: Int32 { 1338 }
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-createfilew —
 /// `HANDLE CreateFileW(LPCWSTR lpFileName, DWORD dwDesiredAccess, DWORD dwShareMode,
 /// LPSECURITY_ATTRIBUTES lpSecurityAttributes, DWORD dwCreationDisposition, DWORD dwFlagsAndAttributes,
-/// HANDLE hTemplateFile);` Only OPEN_ALWAYS and CREATE_NEW are modelled.
+/// HANDLE hTemplateFile);` Only OPEN_ALWAYS, OPEN_EXISTING and CREATE_NEW are modelled.
 public func CreateFileW(
     _ lpFileName: LPCWSTR!, _ dwDesiredAccess: DWORD, _ dwShareMode: DWORD,
     _ lpSecurityAttributes: LPSECURITY_ATTRIBUTES!, _ dwCreationDisposition: DWORD, _ dwFlagsAndAttributes: DWORD,
     _ hTemplateFile: HANDLE!
 ) -> HANDLE! {
-    precondition(
-        dwCreationDisposition == DWORD(OPEN_ALWAYS) || dwCreationDisposition == DWORD(CREATE_NEW),
-        "the WinSDK shim models OPEN_ALWAYS and CREATE_NEW only")
+    let disposition: WindowsFiles.Disposition
+    switch dwCreationDisposition {
+    case DWORD(OPEN_ALWAYS): disposition = .openAlways
+    case DWORD(OPEN_EXISTING): disposition = .openExisting
+    case DWORD(CREATE_NEW): disposition = .createNew
+    default: preconditionFailure("the WinSDK shim models OPEN_ALWAYS, OPEN_EXISTING and CREATE_NEW only")
+    }
     if let code = WindowsShimThread.enter("CreateFileW") { return fail(code, INVALID_HANDLE_VALUE) }
-    let path = string(lpFileName)
+    guard let path = Win32Path.native(string(lpFileName)) else { return INVALID_HANDLE_VALUE }
     var security = FileSecurity.inheritedFromFolder
     if let attributes = lpSecurityAttributes?.pointee {
         guard attributes.nLength == DWORD(MemoryLayout<SECURITY_ATTRIBUTES>.size) else {
@@ -237,8 +246,7 @@ public func CreateFileW(
         }
     }
     return WindowsFiles.shared.open(
-        path, access: dwDesiredAccess, share: dwShareMode, createNew: dwCreationDisposition == DWORD(CREATE_NEW),
-        security: security)
+        path, access: dwDesiredAccess, share: dwShareMode, disposition: disposition, security: security)
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-writefile —
@@ -271,9 +279,9 @@ public func MoveFileExW(_ lpExistingFileName: LPCWSTR!, _ lpNewFileName: LPCWSTR
         dwFlags & ~DWORD(MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) == 0,
         "the WinSDK shim models MOVEFILE_REPLACE_EXISTING and MOVEFILE_WRITE_THROUGH only")
     if let code = WindowsShimThread.enter("MoveFileExW") { return fail(code, false) }
-    return WindowsFiles.shared.move(
-        string(lpExistingFileName), string(lpNewFileName),
-        replace: dwFlags & DWORD(MOVEFILE_REPLACE_EXISTING) != 0)
+    guard let from = Win32Path.native(string(lpExistingFileName)), let to = Win32Path.native(string(lpNewFileName))
+    else { return false }
+    return WindowsFiles.shared.move(from, to, replace: dwFlags & DWORD(MOVEFILE_REPLACE_EXISTING) != 0)
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-deletefilew —
@@ -281,7 +289,8 @@ public func MoveFileExW(_ lpExistingFileName: LPCWSTR!, _ lpNewFileName: LPCWSTR
 @discardableResult
 public func DeleteFileW(_ lpFileName: LPCWSTR!) -> Bool {
     if let code = WindowsShimThread.enter("DeleteFileW") { return fail(code, false) }
-    return WindowsFiles.shared.delete(string(lpFileName))
+    guard let path = Win32Path.native(string(lpFileName)) else { return false }
+    return WindowsFiles.shared.delete(path)
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-lockfileex —
@@ -451,7 +460,9 @@ public final class WindowsFiles: @unchecked Sendable {
         }
     }
 
-    func open(_ path: String, access: DWORD, share: DWORD, createNew: Bool, security: FileSecurity) -> HANDLE? {
+    enum Disposition { case openAlways, openExisting, createNew }
+
+    func open(_ path: String, access: DWORD, share: DWORD, disposition: Disposition, security: FileSecurity) -> HANDLE? {
         condition.lock()
         defer { condition.unlock() }
         let folder = (path as NSString).deletingLastPathComponent
@@ -460,8 +471,9 @@ public final class WindowsFiles: @unchecked Sendable {
             isDirectory.boolValue
         else { return fail(ERROR_PATH_NOT_FOUND, INVALID_HANDLE_VALUE) }
         let exists = FileManager.default.fileExists(atPath: path)
-        if exists && createNew { return fail(ERROR_FILE_EXISTS, INVALID_HANDLE_VALUE) }
-        let read = DWORD(GENERIC_READ), write = DWORD(GENERIC_WRITE)
+        if exists && disposition == .createNew { return fail(ERROR_FILE_EXISTS, INVALID_HANDLE_VALUE) }
+        if !exists && disposition == .openExisting { return fail(ERROR_FILE_NOT_FOUND, INVALID_HANDLE_VALUE) }
+        let read = GENERIC_READ, write = DWORD(GENERIC_WRITE)
         for other in openFiles(path) {
             let refused =
                 (access & read != 0 && other.share & DWORD(FILE_SHARE_READ) == 0)
@@ -471,7 +483,8 @@ public final class WindowsFiles: @unchecked Sendable {
             if refused { return fail(ERROR_SHARING_VIOLATION, INVALID_HANDLE_VALUE) }
         }
         if exists {
-            setLastError(ERROR_ALREADY_EXISTS)  // as documented for OPEN_ALWAYS on an existing file
+            // As documented for OPEN_ALWAYS on an existing file; OPEN_EXISTING leaves it as it was (not modelled).
+            if disposition == .openAlways { setLastError(ERROR_ALREADY_EXISTS) }
         } else {
             guard FileManager.default.createFile(atPath: path, contents: nil) else {
                 return fail(ERROR_ACCESS_DENIED, INVALID_HANDLE_VALUE)

@@ -88,13 +88,15 @@ final class WindowsOwnerOnlyTests: XCTestCase {
         }
         XCTAssertNil(error)
         XCTAssertEqual(
-            calls,
+            calls.filter { $0 != "GetFullPathNameW" },  // each path's own (WindowsFileTests.testLongPaths)
             [
                 "OpenProcessToken", "GetTokenInformation", "GetTokenInformation", "ConvertSidToStringSidW", "LocalFree",
                 "ConvertStringSecurityDescriptorToSecurityDescriptorW", "CreateFileW", "WriteFile", "FlushFileBuffers",
-                "CloseHandle", "MoveFileExW", "LocalFree", "CloseHandle",
+                "CloseHandle", "MoveFileExW", "CreateFileW", "FlushFileBuffers", "CloseHandle", "LocalFree",
+                "CloseHandle",
             ],
-            "the descriptor outlives CreateFileW; flushed and closed before the rename; both allocations freed")
+            "the descriptor outlives CreateFileW; flushed and closed before the rename, flushed again after it; both "
+                + "allocations freed")
 
         assertOwnerOnly(WindowsFiles.shared.security(atPath: path), "the token file")
         let created = WindowsFiles.shared.creations(inFolder: folder.path)
@@ -282,7 +284,7 @@ final class WindowsOwnerOnlyTests: XCTestCase {
             XCTAssertNil(load.error, file.what)
             XCTAssertEqual(load.loaded, secret, "\(file.what): the bytes, unchanged")
             XCTAssertEqual(
-                load.calls,
+                load.calls.filter { $0 != "GetFullPathNameW" },
                 [
                     "OpenProcessToken", "GetTokenInformation", "GetTokenInformation", "GetNamedSecurityInfoW",
                     "EqualSid", "LocalFree", "ConvertSidToStringSidW", "LocalFree",
@@ -316,7 +318,7 @@ final class WindowsOwnerOnlyTests: XCTestCase {
             XCTAssertNil(load.error, file.what)
             XCTAssertEqual(load.loaded, secret, "\(file.what): the bytes, unchanged")
             XCTAssertEqual(
-                load.calls,
+                load.calls.filter { $0 != "GetFullPathNameW" },
                 [
                     "OpenProcessToken", "GetTokenInformation", "GetTokenInformation", "GetNamedSecurityInfoW",
                     "EqualSid", "LocalFree", "CloseHandle",

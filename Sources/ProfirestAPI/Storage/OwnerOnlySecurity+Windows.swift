@@ -72,7 +72,7 @@ enum OwnerOnlySecurity {
                 // DACL_SECURITY_INFORMATION (0x00000004L) comes in as Int32, PROTECTED_DACL_SECURITY_INFORMATION
                 // (0x80000000L) as DWORD.
                 let information = DWORD(DACL_SECURITY_INFORMATION) | PROTECTED_DACL_SECURITY_INFORMATION
-                var name = Array(path.utf16) + [0]
+                var name = Array(LongPath.extended(path).utf16) + [0]
                 _ = name.withUnsafeMutableBufferPointer {
                     SetNamedSecurityInfoW($0.baseAddress, SE_FILE_OBJECT, information, nil, nil, dacl, nil)
                 }
@@ -85,7 +85,7 @@ enum OwnerOnlySecurity {
     private static func isOwned(_ path: String, by user: PSID?) -> Bool {
         var owner: PSID? = nil
         var descriptor: PSECURITY_DESCRIPTOR? = nil
-        let status = path.withCString(encodedAs: UTF16.self) {
+        let status = LongPath.with(path) {
             GetNamedSecurityInfoW(
                 $0, SE_FILE_OBJECT, DWORD(OWNER_SECURITY_INFORMATION), &owner, nil, nil, nil, &descriptor)
         }
