@@ -260,3 +260,41 @@ final class MacKeychainTests: XCTestCase {
         XCTAssertEqual(storage.keychain, .dataProtection, "the retry reached the same keychain and was refused too")
     }
 }
+
+/// An app and its extension sharing an access group write the same item at once: both find none, both add it.
+final class KeychainRaceTests: XCTestCase {
+    private let keychain = InMemoryKeychain.shared
+    private let group = "TEAMID.cz.example.shared"
+
+    override func setUp() { keychain.reset() }
+    override func tearDown() { keychain.reset() }
+
+    /// What the other process does in between; it must work.
+    private static func meanwhile(_ action: () throws -> Void) {
+        do { try action() } catch { XCTFail("the other process failed: \(error)") }
+    }
+
+    func testADuplicateAddFromAnotherProcessBecomesAnUpdate() throws {
+        let name = "cz.profirest.tests.race.\(UUID().uuidString)"
+        let app = KeychainTokenStorage(service: name, accessGroup: group)
+        let extensionStorage = KeychainTokenStorage(service: name, accessGroup: group)
+        // Between the app's update (no item yet) and its add, the extension adds the item.
+        keychain.beforeNext("SecItemAdd") { Self.meanwhile { try extensionStorage.set("refresh", "from-extension") } }
+        XCTAssertNoThrow(try app.set("refresh", "from-app"), "errSecDuplicateItem is not thrown")
+        XCTAssertEqual(try extensionStorage.get("refresh"), "from-app", "the app wrote last")
+        XCTAssertEqual(keychain.items(service: name).count, 1)
+    }
+
+    func testAnItemDeletedAgainInBetweenIsAddedAgain() throws {
+        let name = "cz.profirest.tests.race.\(UUID().uuidString)"
+        let app = KeychainTokenStorage(service: name, accessGroup: group)
+        let other = KeychainTokenStorage(service: name, accessGroup: group)
+        // The other process adds the item before our add, and deletes it before our second update.
+        keychain.beforeNext("SecItemAdd") { Self.meanwhile { try other.set("refresh", "other") } }
+        keychain.beforeNext("SecItemUpdate") {}  // our first update: nothing happens in between
+        keychain.beforeNext("SecItemUpdate") { Self.meanwhile { try other.remove("refresh") } }
+        XCTAssertNoThrow(try app.set("refresh", "mine"))
+        XCTAssertEqual(try other.get("refresh"), "mine")
+        XCTAssertEqual(keychain.items(service: name).count, 1)
+    }
+}

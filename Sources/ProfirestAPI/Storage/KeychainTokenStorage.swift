@@ -101,14 +101,22 @@ public final class KeychainTokenStorage: TokenStorage {
     /// Writes the item for `key`, readable after the device's first unlock and never synchronised to other devices.
     public func set(_ key: String, _ value: String) throws {
         let data = Data(value.utf8)
-        var status = perform { dataProtection in
-            SecItemUpdate(
-                itemQuery(key, dataProtection: dataProtection) as CFDictionary, attributes(data) as CFDictionary)
-        }
-        if status == errSecItemNotFound {
+        var status = errSecItemNotFound
+        // Update, else add. An app and its extension sharing the access group can both find no item and both add one:
+        // the later add is errSecDuplicateItem, and the item is there now, so the update is tried again (and the add,
+        // should the other process have deleted it meanwhile) — a few rounds, each of which only loses to another
+        // writer.
+        for _ in 0..<3 {
+            status = perform { dataProtection in
+                SecItemUpdate(
+                    itemQuery(key, dataProtection: dataProtection) as CFDictionary,
+                    attributes(data) as CFDictionary)
+            }
+            guard status == errSecItemNotFound else { break }
             status = perform { dataProtection in
                 SecItemAdd(item(key, data, dataProtection: dataProtection) as CFDictionary, nil)
             }
+            guard status == errSecDuplicateItem else { break }
         }
         guard status == errSecSuccess else { throw failure("write", key, status) }
     }
