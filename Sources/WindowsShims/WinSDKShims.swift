@@ -381,6 +381,7 @@ public final class WindowsFiles: @unchecked Sendable {
     private enum Entry {
         case file(path: String, access: DWORD, share: DWORD, offset: UInt64)
         case token
+        case process(id: DWORD, access: DWORD)
     }
 
     private let condition = NSCondition()
@@ -390,6 +391,25 @@ public final class WindowsFiles: @unchecked Sendable {
     private var securities: [String: FileSecurity] = [:]
     private var owners: [String: String] = [:]
     private var created: [FileCreation] = []
+    private var terminatedProcesses: [DWORD] = []
+
+    /// The process ids TerminateProcess was asked to end, in order. Usage: `WindowsFiles.shared.terminated`
+    public var terminated: [DWORD] { condition.withLock { terminatedProcesses } }
+
+    func openProcess(_ id: DWORD, access: DWORD) -> HANDLE {
+        condition.withLock { insert(.process(id: id, access: access)) }
+    }
+
+    func terminate(_ handle: HANDLE?) -> Bool {
+        condition.withLock {
+            guard let key = handle.map({ Int(bitPattern: $0) }), case .process(let id, let access) = entries[key] else {
+                return fail(ERROR_INVALID_HANDLE, false)
+            }
+            guard access & DWORD(PROCESS_TERMINATE) != 0 else { return fail(ERROR_ACCESS_DENIED, false) }
+            terminatedProcesses.append(id)
+            return true
+        }
+    }
 
     /// How many handles (files and access tokens) are open, for tests checking that nothing leaks.
     public var openHandles: Int { condition.withLock { entries.count } }
