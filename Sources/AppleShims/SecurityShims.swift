@@ -139,3 +139,10 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
     default: return nil
     }
 }
+
+// MARK: Darwin
+
+/// Darwin's sys/fcntl.h: `#define F_FULLFSYNC 51` ("fsync + ask the drive to flush to the media"), an `int` literal:
+/// Int32. https://developer.apple.com/library/archive/documentation/System/Conceptual/ManPages_iPhoneOS/man2/fcntl.2.html
+/// (F_FULLFSYNC). Linux has no such command.
+public var F_FULLFSYNC: Int32 { 51 }
