@@ -25,6 +25,8 @@ let strict: [SwiftSetting] = [
 //   of those types are its own and internal to it.
 // - TestSupportWindowsCheck, BenchWindowsCheck: ProfirestTestSupport and the bench compiled a second time as Windows
 //   would (symlinked folders): the Windows files against WindowsShims, every file with NotOnWindows imported.
+//   (`-import-module` is an unsafe flag; SwiftPM accepts it in a path dependency, `make dist-test`, as these targets
+//   are in no product.)
 var platformShimTargets: [Target] {
     #if os(Linux)
     // Each file of the targets that check portable code for Windows imports NotOnWindows, as if it said so itself.
