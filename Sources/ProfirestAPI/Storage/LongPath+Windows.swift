@@ -28,7 +28,7 @@ enum LongPath {
     /// that uses it then fails with its own error).
     static func extended(_ path: String) -> String {
         if path.hasPrefix(#"\\?\"#) || path.hasPrefix(#"\\.\"#) { return path }
-        guard let full = fullPath(path.replacingOccurrences(of: "/", with: #"\"#)) else { return path }
+        guard let full = fullPath(String(path.map { $0 == "/" ? #"\"# : $0 })) else { return path }
         if full.hasPrefix(#"\\?\"#) || full.hasPrefix(#"\\.\"#) { return full }
         if full.hasPrefix(#"\\"#) { return #"\\?\UNC\"# + full.dropFirst(2) }
         return #"\\?\"# + full
