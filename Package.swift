@@ -8,27 +8,42 @@ let strict: [SwiftSetting] = [
 ]
 
 // Test-only, Linux-only (on Apple platforms the real frameworks are there, and the shims' CFString/CFDictionary
-// would clash with Foundation's): the Apple platform files compiled unchanged against declaration shims, so `swift test`
-// type-checks them and runs their logic tests. Not dependencies of ProfirestAPI, not products.
-// - AppleShims: Security, CryptoKit and CommonCrypto declarations as the platform files use them, backed by an
-//   in-memory keychain and the portable SHA-256 (a symlink to the library's file).
-// - WindowsShims: the WinSDK declarations the Windows files use (files, locks, the process token, SDDL security
-//   descriptors, reading an existing file's owner and setting its DACL, LocalFree), backed by the file system, a
-//   handle and lock table, and a record of each file's owner and of the security descriptor it was created with or
-//   later given.
-// - PlatformShims: symlinks to the platform files (KeychainTokenStorage, Crypto+CryptoKit, FileLock+Windows,
-//   TokenFile+Windows, OwnerOnlySecurity+Windows) plus the few library files they need (TokenStorage, StorageError, Crypto, PortableSHA256),
-//   built with PROFIREST_SHIMS. Symlinked sources rather than a dependency on ProfirestAPI,
-//   because the files extend internal types (`Crypto`) and a second copy of ProfirestAPI's public API would make
-//   every name ambiguous in the tests; the shim module's copies of those types are its own and internal to it.
+// would clash with Foundation's): every platform branch of the package compiled here against declaration shims of the
+// platform's API, as that platform's Swift declares it, so `make build` type-checks the Windows and Apple code and
+// `swift test` runs its logic. Not dependencies of the package's products, not products. See README, "How it is built".
+// - AppleShims: Security (keychain, SecTrust), CryptoKit, CommonCrypto and Darwin's URL Loading System, backed by an
+//   in-memory keychain (both macOS keychains) and the portable SHA-256 (a symlink to the library's file).
+// - WindowsShims: the WinSDK declarations the Windows files use (files, locks, long paths, the process token, SDDL
+//   security descriptors, a file's owner and DACL, LocalFree, processes), every macro with the type Swift's importer
+//   gives it, backed by the file system, a handle and lock table, and a record of each file's owner and security.
+// - NotOnWindows: POSIX names the Windows C runtime lacks, with Glibc's signatures, so a Windows or portable file that
+//   calls one fails here (re-exported by WindowsShims).
+// - PlatformShims: symlinks to the library's platform files (KeychainTokenStorage, Crypto+CryptoKit, the Windows
+//   storage files, the Apple branches of Transport/) plus the few library files they need, built with PROFIREST_SHIMS.
+//   Symlinked sources rather than a dependency on ProfirestAPI, because the files extend internal types (`Crypto`) and
+//   a second copy of ProfirestAPI's public API would make every name ambiguous in the tests; the shim module's copies
+//   of those types are its own and internal to it.
+// - TestSupportWindowsCheck, BenchWindowsCheck: ProfirestTestSupport and the bench compiled a second time as Windows
+//   would (symlinked folders): the Windows files against WindowsShims, every file with NotOnWindows imported.
+//   (`-import-module` is an unsafe flag; SwiftPM accepts it in a path dependency, `make dist-test`, as these targets
+//   are in no product.)
 var platformShimTargets: [Target] {
     #if os(Linux)
+    // Each file of the targets that check portable code for Windows imports NotOnWindows, as if it said so itself.
+    let notOnWindows: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "NotOnWindows"])]
     return [
         .target(name: "AppleShims", swiftSettings: strict),
-        .target(name: "WindowsShims", swiftSettings: strict),
+        .target(name: "NotOnWindows", swiftSettings: strict),
+        .target(name: "WindowsShims", dependencies: ["NotOnWindows"], swiftSettings: strict),
         .target(
             name: "PlatformShims", dependencies: ["AppleShims", "WindowsShims"],
             swiftSettings: strict + [.define("PROFIREST_SHIMS")]),
+        .target(
+            name: "TestSupportWindowsCheck", dependencies: ["ProfirestAPI", "WindowsShims", "NotOnWindows"],
+            path: "Sources/WindowsChecks/TestSupport", swiftSettings: strict + [.define("PROFIREST_SHIMS")] + notOnWindows),
+        .executableTarget(
+            name: "BenchWindowsCheck", dependencies: ["ProfirestAPI", "ProfirestTestSupport", "NotOnWindows"],
+            path: "Sources/WindowsChecks/Bench", swiftSettings: strict + notOnWindows),
         .testTarget(
             name: "PlatformShimsTests", dependencies: ["PlatformShims", "AppleShims", "WindowsShims"],
             swiftSettings: strict),

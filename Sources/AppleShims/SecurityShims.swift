@@ -43,6 +43,17 @@ public var errSecParam: OSStatus { -50 }
 /// `var errSecInteractionNotAllowed: OSStatus { get }` (page not fetched in this session)
 public var errSecInteractionNotAllowed: OSStatus { -25308 }
 
+/// https://developer.apple.com/documentation/security/errsecmissingentitlement —
+/// `var errSecMissingEntitlement: OSStatus { get }`, "A required entitlement is missing"; SecItemAdd returns it "when
+/// you specify an access group to which your app doesn't belong", and the data-protection keychain answers a process
+/// without a keychain entitlement with it. -34018 (the value the page's examples and Apple's forums show).
+public var errSecMissingEntitlement: OSStatus { -34018 }
+
+/// https://developer.apple.com/documentation/security/errsecauthfailed — `var errSecAuthFailed: OSStatus { get }`,
+/// "Authorization and/or authentication failed." -25293. What the in-memory keychain answers when the user denies a
+/// file-based keychain prompt (what macOS returns then is not documented; the library only reports it).
+public var errSecAuthFailed: OSStatus { -25293 }
+
 // MARK: Keys and values — https://developer.apple.com/documentation/security/item-class-keys-and-values,
 // https://developer.apple.com/documentation/security/item-attribute-keys-and-values,
 // https://developer.apple.com/documentation/security/item-return-result-keys,
@@ -76,6 +87,12 @@ public let kSecReturnData: CFString = "r_Data"
 public let kSecMatchLimit: CFString = "m_Limit"
 /// https://developer.apple.com/documentation/security/ksecmatchlimitone
 public let kSecMatchLimitOne: CFString = "m_LimitOne"
+/// https://developer.apple.com/documentation/security/ksecusedataprotectionkeychain — `let
+/// kSecUseDataProtectionKeychain: CFString` (iOS 13, macOS 10.15). "Set the value for this key to true in the query
+/// dictionary when accessing a macOS keychain item that behaves like an iOS keychain item … The data protection key
+/// affects operations only in macOS. Other platforms automatically behave as if the key is set to true, and ignore the
+/// key in the query dictionary. You can safely use the key on all platforms." (confirmed)
+public let kSecUseDataProtectionKeychain: CFString = "nleg"
 
 // MARK: Functions
 
@@ -117,6 +134,15 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
     case errSecDuplicateItem: return "The specified item already exists in the keychain."
     case errSecParam: return "One or more parameters passed to a function were not valid."
     case errSecInteractionNotAllowed: return "User interaction is not allowed."
+    case errSecMissingEntitlement: return "A required entitlement isn't present."
+    case errSecAuthFailed: return "The user name or passphrase you entered is not correct."
     default: return nil
     }
 }
+
+// MARK: Darwin
+
+/// Darwin's sys/fcntl.h: `#define F_FULLFSYNC 51` ("fsync + ask the drive to flush to the media"), an `int` literal:
+/// Int32. https://developer.apple.com/library/archive/documentation/System/Conceptual/ManPages_iPhoneOS/man2/fcntl.2.html
+/// (F_FULLFSYNC). Linux has no such command.
+public var F_FULLFSYNC: Int32 { 51 }

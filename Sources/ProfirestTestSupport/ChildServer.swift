@@ -62,14 +62,14 @@ public final class ChildServer: @unchecked Sendable {
         return (try? JSONSerialization.jsonObject(with: answer)) as? [String: Any]
     }
 
-    /// Closes its stdin and terminates it; a server that ignores SIGTERM gets SIGKILL after 3 s.
+    /// Closes its stdin and terminates it; a server that ignores SIGTERM is killed after 3 s (`ProcessControl.kill`).
     public func stop() {
         stdout.fileHandleForReading.readabilityHandler = nil
         try? stdin.fileHandleForWriting.close()
         process.terminate()
         let deadline = Date().addingTimeInterval(3)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { ProcessControl.kill(process) }
     }
 }
 

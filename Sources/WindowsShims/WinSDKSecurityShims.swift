@@ -78,10 +78,10 @@ public typealias PACL = UnsafeMutablePointer<ACL>
 /// https://learn.microsoft.com/en-us/windows/win32/api/winnt/ns-winnt-sid_and_attributes —
 /// `typedef struct _SID_AND_ATTRIBUTES { PSID Sid; DWORD Attributes; } SID_AND_ATTRIBUTES, *PSID_AND_ATTRIBUTES;`
 public struct SID_AND_ATTRIBUTES {
-    public var Sid: PSID?
+    public var Sid: PSID!
     public var Attributes: DWORD
     public init() { self.init(Sid: nil, Attributes: 0) }
-    public init(Sid: PSID?, Attributes: DWORD) {
+    public init(Sid: PSID!, Attributes: DWORD) {
         self.Sid = Sid
         self.Attributes = Attributes
     }
@@ -107,13 +107,12 @@ public struct TOKEN_INFORMATION_CLASS: RawRepresentable, Equatable {
 public var TokenUser: TOKEN_INFORMATION_CLASS { TOKEN_INFORMATION_CLASS(rawValue: 1) }
 
 /// https://learn.microsoft.com/en-us/windows/win32/secauthz/access-rights-for-access-token-objects — TOKEN_QUERY,
-/// "required to query an access token"; its value, 0x0008, is winnt.h's (`#define TOKEN_QUERY (0x0008)`), not shown
-/// on that page.
-public var TOKEN_QUERY: Int { 0x0008 }
+/// "required to query an access token". winnt.h: `#define TOKEN_QUERY (0x0008)` — `int`: Int32 (see WinSDKShims.swift
+/// on how macros are typed).
+public var TOKEN_QUERY: Int32 { 0x0008 }
 /// https://learn.microsoft.com/en-us/windows/win32/api/sddl/nf-sddl-convertstringsecuritydescriptortosecuritydescriptorw
-/// — "Currently this value must be SDDL_REVISION_1"; its value, 1, is sddl.h's (`#define SDDL_REVISION_1 1`), not
-/// shown on that page.
-public var SDDL_REVISION_1: Int { 1 }
+/// — "Currently this value must be SDDL_REVISION_1". sddl.h: `#define SDDL_REVISION_1 1` — Int32.
+public var SDDL_REVISION_1: Int32 { 1 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/accctrl/ne-accctrl-se_object_type —
 /// `typedef enum _SE_OBJECT_TYPE { SE_UNKNOWN_OBJECT_TYPE, SE_FILE_OBJECT, … } SE_OBJECT_TYPE;` SE_FILE_OBJECT is the
@@ -130,15 +129,16 @@ public var SE_FILE_OBJECT: SE_OBJECT_TYPE { SE_OBJECT_TYPE(rawValue: 1) }
 /// `typedef DWORD SECURITY_INFORMATION, *PSECURITY_INFORMATION;`
 public typealias SECURITY_INFORMATION = DWORD
 /// https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-dtyp/23e75ca3-98fd-4396-84e5-86cd9d40d343 (MS-DTYP
-/// 2.4.7 SECURITY_INFORMATION) — `DACL_SECURITY_INFORMATION 0x00000004`, "The DACL of the object is being
-/// referenced."; `PROTECTED_DACL_SECURITY_INFORMATION 0x80000000`, "The DACL cannot inherit ACEs." Declared `Int` like
-/// the other flag macros; their Swift type on Windows is not confirmed, and the library converts the high-bit one with
-/// `DWORD(truncatingIfNeeded:)`, which gives 0x80000000 whether Swift imports it as UInt32, Int32 or Int.
-public var DACL_SECURITY_INFORMATION: Int { 0x0000_0004 }
-public var PROTECTED_DACL_SECURITY_INFORMATION: Int { 0x8000_0000 }
-/// Same page (MS-DTYP 2.4.7) — `OWNER_SECURITY_INFORMATION 0x00000001`, "The owner identifier of the object is being
-/// referenced." Declared `Int` like the other flag macros (Swift type on Windows not confirmed).
-public var OWNER_SECURITY_INFORMATION: Int { 0x0000_0001 }
+/// 2.4.7 SECURITY_INFORMATION) — DACL_SECURITY_INFORMATION, "The DACL of the object is being referenced.";
+/// PROTECTED_DACL_SECURITY_INFORMATION, "The DACL cannot inherit ACEs."; OWNER_SECURITY_INFORMATION, "The owner
+/// identifier of the object is being referenced."
+/// winnt.h: `#define DACL_SECURITY_INFORMATION (0x00000004L)` — `long`: Int32.
+public var DACL_SECURITY_INFORMATION: Int32 { 0x0000_0004 }
+/// winnt.h: `#define PROTECTED_DACL_SECURITY_INFORMATION (0x80000000L)` — too big for `long`, so `unsigned long`:
+/// UInt32, like GENERIC_READ.
+public var PROTECTED_DACL_SECURITY_INFORMATION: UInt32 { 0x8000_0000 }
+/// winnt.h: `#define OWNER_SECURITY_INFORMATION (0x00000001L)` — Int32.
+public var OWNER_SECURITY_INFORMATION: Int32 { 0x0000_0001 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/processthreadsapi/nf-processthreadsapi-getcurrentprocess —
 /// `HANDLE GetCurrentProcess();` — "a special constant, currently (HANDLE)-1"; it needs no CloseHandle.
@@ -274,17 +274,19 @@ public func SetNamedSecurityInfoW(
             && pSacl == nil,
         "the WinSDK shim models setting the DACL only")
     if let code = WindowsShimThread.enter("SetNamedSecurityInfoW") { return code }
-    guard let pObjectName else { return ERROR_INVALID_PARAMETER }
+    guard let pObjectName else { return DWORD(ERROR_INVALID_PARAMETER) }
+    // The error is the return value; Win32Path sets GetLastError's, which this call does not use.
+    guard let path = Win32Path.native(string(pObjectName)) else { return GetLastError() }
     // A NULL DACL (everyone may do everything) is legal on Windows but not modelled: the library never sets one.
-    guard let pDacl else { return ERROR_INVALID_PARAMETER }
+    guard let pDacl else { return DWORD(ERROR_INVALID_PARAMETER) }
     let base = UnsafeMutableRawPointer(pDacl) - LocalMemory.daclOffset
     guard let descriptor = LocalMemory.shared.descriptor(at: base), let entries = descriptor.dacl else {
         WindowsShimThread.current.invalidDescriptorUses += 1
-        return ERROR_INVALID_ACL
+        return DWORD(ERROR_INVALID_ACL)
     }
     let applied = SecurityDescriptorModel(
         owner: nil, group: nil, daclFlags: SecurityInfo & protected != 0 ? ["P"] : [], dacl: entries)
-    return WindowsFiles.shared.setSecurity(string(pObjectName), .descriptor(applied)) ? 0 : ERROR_FILE_NOT_FOUND
+    return WindowsFiles.shared.setSecurity(path, .descriptor(applied)) ? 0 : DWORD(ERROR_FILE_NOT_FOUND)
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/aclapi/nf-aclapi-getnamedsecurityinfow —
@@ -305,10 +307,11 @@ public func GetNamedSecurityInfoW(
         SecurityInfo == DWORD(OWNER_SECURITY_INFORMATION) && ppsidGroup == nil && ppDacl == nil && ppSacl == nil,
         "the WinSDK shim models reading the owner only")
     if let code = WindowsShimThread.enter("GetNamedSecurityInfoW") { return code }
-    guard let pObjectName, let ppSecurityDescriptor else { return ERROR_INVALID_PARAMETER }
-    guard let owner = WindowsFiles.shared.owner(atPath: string(pObjectName)),
+    guard let pObjectName, let ppSecurityDescriptor else { return DWORD(ERROR_INVALID_PARAMETER) }
+    guard let path = Win32Path.native(string(pObjectName)) else { return GetLastError() }
+    guard let owner = WindowsFiles.shared.owner(atPath: path),
         let sid = WindowsShimUser.binarySID(of: owner)
-    else { return ERROR_FILE_NOT_FOUND }
+    else { return DWORD(ERROR_FILE_NOT_FOUND) }
     let model = SecurityDescriptorModel(owner: owner, group: nil, daclFlags: [], dacl: nil)
     // A self-relative descriptor holding only an owner: the 20-byte header (daclOffset is its size), then the SID.
     let memory = LocalMemory.shared.allocate(byteCount: LocalMemory.daclOffset + sid.count, descriptor: model)

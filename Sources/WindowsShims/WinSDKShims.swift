@@ -1,28 +1,35 @@
 // Test-only declaration shims of exactly the WinSDK API that the library's Windows files use
-// (Sources/ProfirestAPI/Storage/FileLock+Windows.swift, TokenFile+Windows.swift, OwnerOnlySecurity+Windows.swift),
+// (Sources/ProfirestAPI/Storage/FileLock+Windows.swift, TokenFile+Windows.swift, OwnerOnlySecurity+Windows.swift,
+// LongPath+Windows.swift),
 // so those files are type-checked and their logic tested on Linux (target PlatformShims, condition PROFIREST_SHIMS).
 // Never part of the ProfirestAPI library or any product. This file: types, the file API and the handle table;
 // WinSDKSecurityShims.swift: the token, SID and security-descriptor API, setting an existing file's DACL, reading its
-// owner, EqualSid and LocalFree;
+// owner, EqualSid and LocalFree; WinSDKPathShims.swift: GetFullPathNameW, Sleep, and how every shim reads a path
+// (Win32's normalisation, MAX_PATH unless `\\?\`-prefixed);
 // WindowsShimControl.swift: what the tests use to inject failures and to read what happened.
 //
-// Each C declaration is cited from its learn.microsoft.com page; the Swift spelling is how Swift imports it on
-// Windows: DWORD = UInt32 (C `unsigned long` is 32-bit there), pointer parameters implicitly unwrapped, and `BOOL`
-// results bridged to Swift `Bool` (the WindowsBool bridging and `INVALID_HANDLE_VALUE` are in Swift's WinSDK overlay,
-// https://github.com/swiftlang/swift/blob/main/stdlib/public/Windows/WinSDK.swift). NOT confirmed by compiling on
-// Windows: the Swift type of the flag macros (GENERIC_READ, FILE_SHARE_*, OPEN_ALWAYS, TOKEN_QUERY,
-// SDDL_REVISION_1, OWNER_SECURITY_INFORMATION, DACL_SECURITY_INFORMATION, PROTECTED_DACL_SECURITY_INFORMATION, …). They are declared `Int` here;
-// the library converts every one with `DWORD(…)` (PROTECTED_DACL_SECURITY_INFORMATION, whose high bit would trap
-// `DWORD(…)` if it came in as a negative Int32, with `DWORD(truncatingIfNeeded:)`), which type-checks for any integer
-// type. Likewise not confirmed: whether an unannotated pointer field of an imported C struct (TOKEN_USER.User.Sid,
-// SECURITY_ATTRIBUTES.lpSecurityDescriptor) is `T?` or `T!` — the library's code reads and writes them in ways that
-// type-check either way — and that `LPBOOL` comes in as `UnsafeMutablePointer<WindowsBool>`. The calls as the library
-// spells them match public Swift code that runs on Windows (read for comparison, not copied); that is corroboration,
-// not a compile here.
+// Each C declaration is cited from its learn.microsoft.com page, and declared with the types Swift's ClangImporter
+// gives it on Windows — the point of these shims is that code which compiles against them compiles there:
+// - typedefs: DWORD and ULONG = UInt32 (C `unsigned long` is 32-bit on Windows), WORD = UInt16, BYTE = UInt8,
+//   WCHAR = UInt16, HANDLE = UnsafeMutableRawPointer (minwindef.h, winnt.h);
+// - integer macros: the type of their literal, quoted from the SDK header beside each one — Int32 for `int` and
+//   `long` literals, UInt32 for `0x80000000L` and other `unsigned long` ones (see "Macros" below, with the Swift code
+//   that relies on it);
+// - pointer parameters and pointer fields of structs without nullability annotations (the SDK has none, only SAL):
+//   implicitly unwrapped (`T!`); `void **`-style out parameters `UnsafeMutablePointer<T?>!`;
+// - `BOOL` (minwindef.h `typedef int BOOL;`): function parameters and results bridged to Swift `Bool`, struct fields
+//   and `BOOL *` as `WindowsBool` (the bridging, WindowsBool and `INVALID_HANDLE_VALUE` are Swift's WinSDK overlay,
+//   https://github.com/swiftlang/swift/blob/main/stdlib/public/Windows/WinSDK.swift);
+// - a plain C enum (TOKEN_INFORMATION_CLASS, SE_OBJECT_TYPE): a RawRepresentable struct of Int32 with a constant per
+//   case.
+// Not confirmed by compiling on Windows, which no machine here can: the whole list above is the importer's documented
+// and observed behaviour (the struct-field rule was checked on Linux with Glibc's iovec), and matches how
+// swift-corelibs-foundation's Windows code spells the same calls (read for comparison, not copied).
 //
 // Behaviour, backed by the real file system of this machine plus an in-process table of handles, locks and the
 // security and owner each file was created with:
-// - CreateFileW models OPEN_ALWAYS (open or create) and CREATE_NEW (create; ERROR_FILE_EXISTS when the file exists),
+// - CreateFileW models OPEN_ALWAYS (open or create), OPEN_EXISTING (ERROR_FILE_NOT_FOUND when the file is missing)
+//   and CREATE_NEW (create; ERROR_FILE_EXISTS when the file exists),
 //   ERROR_PATH_NOT_FOUND for a missing folder, and sharing (ERROR_SHARING_VIOLATION when an open handle's share mode
 //   refuses the access asked for, or the new share mode refuses an open handle's access). A file it creates records
 //   the security descriptor of lpSecurityAttributes, parsed from the SDDL it was made from — or "inherited from the
@@ -88,7 +95,7 @@ public struct OVERLAPPED {
     public var InternalHigh: UInt = 0
     public var Offset: DWORD = 0
     public var OffsetHigh: DWORD = 0
-    public var hEvent: HANDLE? = nil
+    public var hEvent: HANDLE! = nil
     public init() {}
 }
 /// https://learn.microsoft.com/en-us/windows/win32/api/minwinbase/ns-minwinbase-overlapped — `LPOVERLAPPED`
@@ -97,15 +104,17 @@ public typealias LPOVERLAPPED = UnsafeMutablePointer<OVERLAPPED>
 /// https://learn.microsoft.com/en-us/windows/win32/api/wtypesbase/ns-wtypesbase-security_attributes —
 /// `typedef struct _SECURITY_ATTRIBUTES { DWORD nLength; LPVOID lpSecurityDescriptor; BOOL bInheritHandle; }
 /// SECURITY_ATTRIBUTES, *PSECURITY_ATTRIBUTES, *LPSECURITY_ATTRIBUTES;` with the zero and memberwise initialisers
-/// Swift gives an imported C struct.
+/// Swift gives an imported C struct. A pointer field without nullability annotation comes in implicitly unwrapped
+/// (`LPVOID!`), as Glibc's `iovec.iov_base` does here (checked: it converts to a non-optional pointer without `!`);
+/// `BOOL` in a struct stays `WindowsBool` (only function parameters and results are bridged to `Bool`).
 public struct SECURITY_ATTRIBUTES {
     public var nLength: DWORD
-    public var lpSecurityDescriptor: LPVOID?
+    public var lpSecurityDescriptor: LPVOID!
     public var bInheritHandle: WindowsBool
     public init() {
         self.init(nLength: 0, lpSecurityDescriptor: nil, bInheritHandle: false)
     }
-    public init(nLength: DWORD, lpSecurityDescriptor: LPVOID?, bInheritHandle: WindowsBool) {
+    public init(nLength: DWORD, lpSecurityDescriptor: LPVOID!, bInheritHandle: WindowsBool) {
         self.nLength = nLength
         self.lpSecurityDescriptor = lpSecurityDescriptor
         self.bInheritHandle = bInheritHandle
@@ -113,62 +122,116 @@ public struct SECURITY_ATTRIBUTES {
 }
 public typealias LPSECURITY_ATTRIBUTES = UnsafeMutablePointer<SECURITY_ATTRIBUTES>
 
-/// https://learn.microsoft.com/en-us/windows/win32/secauthz/generic-access-rights — `GENERIC_READ (0x80000000L)`
-public var GENERIC_READ: Int { 0x8000_0000 }
-/// https://learn.microsoft.com/en-us/windows/win32/secauthz/generic-access-rights — `GENERIC_WRITE (0x40000000L)`
-public var GENERIC_WRITE: Int { 0x4000_0000 }
-/// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-createfilew — dwShareMode values
-public var FILE_SHARE_READ: Int { 0x1 }
-public var FILE_SHARE_WRITE: Int { 0x2 }
-public var FILE_SHARE_DELETE: Int { 0x4 }
-/// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-createfilew — dwCreationDisposition
-public var CREATE_NEW: Int { 1 }
-public var OPEN_ALWAYS: Int { 4 }
-/// https://learn.microsoft.com/en-us/windows/win32/fileio/file-attribute-constants —
-/// `FILE_ATTRIBUTE_NORMAL 128 (0x80)`
-public var FILE_ATTRIBUTE_NORMAL: Int { 0x80 }
-/// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-lockfileex — dwFlags values
-public var LOCKFILE_FAIL_IMMEDIATELY: Int { 0x1 }
-public var LOCKFILE_EXCLUSIVE_LOCK: Int { 0x2 }
-/// https://learn.microsoft.com/en-us/windows/win32/api/winbase/nf-winbase-movefileexw — dwFlags values
-/// `MOVEFILE_REPLACE_EXISTING 1 (0x1)`, `MOVEFILE_WRITE_THROUGH 8 (0x8)`
-public var MOVEFILE_REPLACE_EXISTING: Int { 0x1 }
-public var MOVEFILE_WRITE_THROUGH: Int { 0x8 }
+// MARK: Macros, each with the Swift type the ClangImporter gives it on Windows
+//
+// A macro that is an integer literal is imported as a constant of that literal's C type (the C rules: an unsuffixed
+// literal is `int` if it fits; with `L` the first of `long`, `unsigned long` that fits; hexadecimal literals may also
+// become unsigned). On Windows (LLP64) `int` and `long` are 32-bit, so `int` and `long` come in as `Int32` and
+// `unsigned long` (DWORD) as `UInt32`: `0x40000000L` is a `long` (Int32) while `0x80000000L` does not fit `long` and
+// is `unsigned long` (UInt32). So `GENERIC_READ | GENERIC_WRITE` does not compile in Swift (no `|` between UInt32 and
+// Int32); each is converted on its own. swift-corelibs-foundation shows both sides: it redeclares GENERIC_WRITE,
+// FILE_SHARE_*, FILE_ATTRIBUTE_NORMAL, MOVEFILE_* and OPEN_EXISTING as `DWORD(WinSDK.X)` because they come in as
+// Int32 (Sources/Foundation/WinSDK+Extensions.swift), uses GENERIC_READ as a DWORD as it is, and compares
+// GetLastError() with `DWORD(ERROR_FILE_NOT_FOUND)` (Sources/Foundation/FoundationErrors.swift).
+// The literals below are the Windows 10 SDK's (10.0.16299.0 headers: winnt.h, fileapi.h, minwinbase.h, WinBase.h,
+// minwindef.h, winerror.h), quoted with their suffix.
+
+/// winnt.h: `#define GENERIC_READ (0x80000000L)` — too big for `long`, so `unsigned long`: UInt32 (DWORD).
+/// https://learn.microsoft.com/en-us/windows/win32/secauthz/generic-access-rights
+public var GENERIC_READ: UInt32 { 0x8000_0000 }
+/// winnt.h: `#define GENERIC_WRITE (0x40000000L)` — `long`: Int32.
+public var GENERIC_WRITE: Int32 { 0x4000_0000 }
+/// winnt.h: `#define FILE_SHARE_READ 0x00000001` — `int`: Int32.
+/// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-createfilew (dwShareMode)
+public var FILE_SHARE_READ: Int32 { 0x1 }
+/// winnt.h: `#define FILE_SHARE_WRITE 0x00000002` — Int32.
+public var FILE_SHARE_WRITE: Int32 { 0x2 }
+/// winnt.h: `#define FILE_SHARE_DELETE 0x00000004` — Int32.
+public var FILE_SHARE_DELETE: Int32 { 0x4 }
+/// fileapi.h: `#define CREATE_NEW 1` — Int32. (dwCreationDisposition of CreateFileW)
+public var CREATE_NEW: Int32 { 1 }
+/// fileapi.h: `#define OPEN_EXISTING 3` — Int32.
+public var OPEN_EXISTING: Int32 { 3 }
+/// fileapi.h: `#define OPEN_ALWAYS 4` — Int32.
+public var OPEN_ALWAYS: Int32 { 4 }
+/// winnt.h: `#define FILE_ATTRIBUTE_NORMAL 0x00000080` — Int32.
+/// https://learn.microsoft.com/en-us/windows/win32/fileio/file-attribute-constants
+public var FILE_ATTRIBUTE_NORMAL: Int32 { 0x80 }
+/// minwinbase.h: `#define LOCKFILE_FAIL_IMMEDIATELY 0x00000001` — Int32.
+/// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-lockfileex (dwFlags)
+public var LOCKFILE_FAIL_IMMEDIATELY: Int32 { 0x1 }
+/// minwinbase.h: `#define LOCKFILE_EXCLUSIVE_LOCK 0x00000002` — Int32.
+public var LOCKFILE_EXCLUSIVE_LOCK: Int32 { 0x2 }
+/// WinBase.h: `#define MOVEFILE_REPLACE_EXISTING 0x00000001` — Int32.
+/// https://learn.microsoft.com/en-us/windows/win32/api/winbase/nf-winbase-movefileexw (dwFlags)
+public var MOVEFILE_REPLACE_EXISTING: Int32 { 0x1 }
+/// WinBase.h: `#define MOVEFILE_WRITE_THROUGH 0x00000008` — Int32. "This value has no effect" on a rename within one
+/// volume: it only makes a move done as copy and delete flush before returning (the MoveFileExW page).
+public var MOVEFILE_WRITE_THROUGH: Int32 { 0x8 }
+/// minwindef.h: `#define MAX_PATH 260` — Int32. https://learn.microsoft.com/en-us/windows/win32/fileio/maximum-file-path-limitation
+public var MAX_PATH: Int32 { 260 }
 /// Swift's WinSDK overlay: `public var INVALID_HANDLE_VALUE: HANDLE { HANDLE(bitPattern: -1)! }`
 public var INVALID_HANDLE_VALUE: HANDLE { HANDLE(bitPattern: -1)! }
 
-/// https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- and
-/// https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1300-1699-
-public var ERROR_FILE_NOT_FOUND: DWORD { 2 }
-public var ERROR_PATH_NOT_FOUND: DWORD { 3 }
-public var ERROR_ACCESS_DENIED: DWORD { 5 }
-public var ERROR_INVALID_HANDLE: DWORD { 6 }
-public var ERROR_SHARING_VIOLATION: DWORD { 32 }
-public var ERROR_LOCK_VIOLATION: DWORD { 33 }
-public var ERROR_FILE_EXISTS: DWORD { 80 }
-public var ERROR_INVALID_PARAMETER: DWORD { 87 }
-public var ERROR_INSUFFICIENT_BUFFER: DWORD { 122 }
-public var ERROR_NOT_LOCKED: DWORD { 158 }
-public var ERROR_ALREADY_EXISTS: DWORD { 183 }
-public var ERROR_UNKNOWN_REVISION: DWORD { 1305 }
-public var ERROR_INVALID_ACL: DWORD { 1336 }
-public var ERROR_INVALID_SID: DWORD { 1337 }
-public var ERROR_INVALID_SECURITY_DESCR: DWORD { 1338 }
+// winerror.h: every code is a `long` literal (`#define ERROR_FILE_NOT_FOUND 2L`), so Int32; GetLastError() returns a
+// DWORD, and comparing the two needs `DWORD(ERROR_…)`.
+// https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- (and --500-999-, --1300-1699-)
+
+/// winerror.h: `#define ERROR_SUCCESS 0L`
+public var ERROR_SUCCESS: Int32 { 0 }
+/// winerror.h: `#define ERROR_FILE_NOT_FOUND 2L`
+public var ERROR_FILE_NOT_FOUND: Int32 { 2 }
+/// winerror.h: `#define ERROR_PATH_NOT_FOUND 3L`
+public var ERROR_PATH_NOT_FOUND: Int32 { 3 }
+/// winerror.h: `#define ERROR_ACCESS_DENIED 5L`
+public var ERROR_ACCESS_DENIED: Int32 { 5 }
+/// winerror.h: `#define ERROR_INVALID_HANDLE 6L`
+public var ERROR_INVALID_HANDLE: Int32 { 6 }
+/// winerror.h: `#define ERROR_SHARING_VIOLATION 32L`
+public var ERROR_SHARING_VIOLATION: Int32 { 32 }
+/// winerror.h: `#define ERROR_LOCK_VIOLATION 33L`
+public var ERROR_LOCK_VIOLATION: Int32 { 33 }
+/// winerror.h: `#define ERROR_FILE_EXISTS 80L`
+public var ERROR_FILE_EXISTS: Int32 { 80 }
+/// winerror.h: `#define ERROR_INVALID_PARAMETER 87L`
+public var ERROR_INVALID_PARAMETER: Int32 { 87 }
+/// winerror.h: `#define ERROR_INSUFFICIENT_BUFFER 122L`
+public var ERROR_INSUFFICIENT_BUFFER: Int32 { 122 }
+/// winerror.h: `#define ERROR_INVALID_NAME 123L`
+public var ERROR_INVALID_NAME: Int32 { 123 }
+/// winerror.h: `#define ERROR_NOT_LOCKED 158L`
+public var ERROR_NOT_LOCKED: Int32 { 158 }
+/// winerror.h: `#define ERROR_ALREADY_EXISTS 183L`
+public var ERROR_ALREADY_EXISTS: Int32 { 183 }
+/// winerror.h: `#define ERROR_FILENAME_EXCED_RANGE 206L`
+public var ERROR_FILENAME_EXCED_RANGE: Int32 { 206 }
+/// winerror.h: `#define ERROR_UNKNOWN_REVISION 1305L`
+public var ERROR_UNKNOWN_REVISION: Int32 { 1305 }
+/// winerror.h: `#define ERROR_INVALID_ACL 1336L`
+public var ERROR_INVALID_ACL: Int32 { 1336 }
+/// winerror.h: `#define ERROR_INVALID_SID 1337L`
+public var ERROR_INVALID_SID: Int32 { 1337 }
+/// winerror.h: `#define ERROR_INVALID_SECURITY_DESCR 1338L`
+public var ERROR_INVALID_SECURITY_DESCR: Int32 { 1338 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-createfilew —
 /// `HANDLE CreateFileW(LPCWSTR lpFileName, DWORD dwDesiredAccess, DWORD dwShareMode,
 /// LPSECURITY_ATTRIBUTES lpSecurityAttributes, DWORD dwCreationDisposition, DWORD dwFlagsAndAttributes,
-/// HANDLE hTemplateFile);` Only OPEN_ALWAYS and CREATE_NEW are modelled.
+/// HANDLE hTemplateFile);` Only OPEN_ALWAYS, OPEN_EXISTING and CREATE_NEW are modelled.
 public func CreateFileW(
     _ lpFileName: LPCWSTR!, _ dwDesiredAccess: DWORD, _ dwShareMode: DWORD,
     _ lpSecurityAttributes: LPSECURITY_ATTRIBUTES!, _ dwCreationDisposition: DWORD, _ dwFlagsAndAttributes: DWORD,
     _ hTemplateFile: HANDLE!
 ) -> HANDLE! {
-    precondition(
-        dwCreationDisposition == DWORD(OPEN_ALWAYS) || dwCreationDisposition == DWORD(CREATE_NEW),
-        "the WinSDK shim models OPEN_ALWAYS and CREATE_NEW only")
+    let disposition: WindowsFiles.Disposition
+    switch dwCreationDisposition {
+    case DWORD(OPEN_ALWAYS): disposition = .openAlways
+    case DWORD(OPEN_EXISTING): disposition = .openExisting
+    case DWORD(CREATE_NEW): disposition = .createNew
+    default: preconditionFailure("the WinSDK shim models OPEN_ALWAYS, OPEN_EXISTING and CREATE_NEW only")
+    }
     if let code = WindowsShimThread.enter("CreateFileW") { return fail(code, INVALID_HANDLE_VALUE) }
-    let path = string(lpFileName)
+    guard let path = Win32Path.native(string(lpFileName)) else { return INVALID_HANDLE_VALUE }
     var security = FileSecurity.inheritedFromFolder
     if let attributes = lpSecurityAttributes?.pointee {
         guard attributes.nLength == DWORD(MemoryLayout<SECURITY_ATTRIBUTES>.size) else {
@@ -183,8 +246,7 @@ public func CreateFileW(
         }
     }
     return WindowsFiles.shared.open(
-        path, access: dwDesiredAccess, share: dwShareMode, createNew: dwCreationDisposition == DWORD(CREATE_NEW),
-        security: security)
+        path, access: dwDesiredAccess, share: dwShareMode, disposition: disposition, security: security)
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-writefile —
@@ -217,9 +279,9 @@ public func MoveFileExW(_ lpExistingFileName: LPCWSTR!, _ lpNewFileName: LPCWSTR
         dwFlags & ~DWORD(MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) == 0,
         "the WinSDK shim models MOVEFILE_REPLACE_EXISTING and MOVEFILE_WRITE_THROUGH only")
     if let code = WindowsShimThread.enter("MoveFileExW") { return fail(code, false) }
-    return WindowsFiles.shared.move(
-        string(lpExistingFileName), string(lpNewFileName),
-        replace: dwFlags & DWORD(MOVEFILE_REPLACE_EXISTING) != 0)
+    guard let from = Win32Path.native(string(lpExistingFileName)), let to = Win32Path.native(string(lpNewFileName))
+    else { return false }
+    return WindowsFiles.shared.move(from, to, replace: dwFlags & DWORD(MOVEFILE_REPLACE_EXISTING) != 0)
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-deletefilew —
@@ -227,7 +289,8 @@ public func MoveFileExW(_ lpExistingFileName: LPCWSTR!, _ lpNewFileName: LPCWSTR
 @discardableResult
 public func DeleteFileW(_ lpFileName: LPCWSTR!) -> Bool {
     if let code = WindowsShimThread.enter("DeleteFileW") { return fail(code, false) }
-    return WindowsFiles.shared.delete(string(lpFileName))
+    guard let path = Win32Path.native(string(lpFileName)) else { return false }
+    return WindowsFiles.shared.delete(path)
 }
 
 /// https://learn.microsoft.com/en-us/windows/win32/api/fileapi/nf-fileapi-lockfileex —
@@ -273,9 +336,18 @@ func setLastError(_ code: DWORD) {
     Thread.current.threadDictionary["WindowsShims.lastError"] = code
 }
 
+func setLastError(_ code: Int32) {
+    setLastError(DWORD(code))
+}
+
 func fail<T>(_ code: DWORD, _ result: T) -> T {
     setLastError(code)
     return result
+}
+
+/// `fail` with a winerror.h code as imported (Int32).
+func fail<T>(_ code: Int32, _ result: T) -> T {
+    fail(DWORD(code), result)
 }
 
 /// A NUL-terminated UTF-16 string as Swift text.
@@ -309,6 +381,7 @@ public final class WindowsFiles: @unchecked Sendable {
     private enum Entry {
         case file(path: String, access: DWORD, share: DWORD, offset: UInt64)
         case token
+        case process(id: DWORD, access: DWORD)
     }
 
     private let condition = NSCondition()
@@ -318,6 +391,25 @@ public final class WindowsFiles: @unchecked Sendable {
     private var securities: [String: FileSecurity] = [:]
     private var owners: [String: String] = [:]
     private var created: [FileCreation] = []
+    private var terminatedProcesses: [DWORD] = []
+
+    /// The process ids TerminateProcess was asked to end, in order. Usage: `WindowsFiles.shared.terminated`
+    public var terminated: [DWORD] { condition.withLock { terminatedProcesses } }
+
+    func openProcess(_ id: DWORD, access: DWORD) -> HANDLE {
+        condition.withLock { insert(.process(id: id, access: access)) }
+    }
+
+    func terminate(_ handle: HANDLE?) -> Bool {
+        condition.withLock {
+            guard let key = handle.map({ Int(bitPattern: $0) }), case .process(let id, let access) = entries[key] else {
+                return fail(ERROR_INVALID_HANDLE, false)
+            }
+            guard access & DWORD(PROCESS_TERMINATE) != 0 else { return fail(ERROR_ACCESS_DENIED, false) }
+            terminatedProcesses.append(id)
+            return true
+        }
+    }
 
     /// How many handles (files and access tokens) are open, for tests checking that nothing leaks.
     public var openHandles: Int { condition.withLock { entries.count } }
@@ -388,7 +480,9 @@ public final class WindowsFiles: @unchecked Sendable {
         }
     }
 
-    func open(_ path: String, access: DWORD, share: DWORD, createNew: Bool, security: FileSecurity) -> HANDLE? {
+    enum Disposition { case openAlways, openExisting, createNew }
+
+    func open(_ path: String, access: DWORD, share: DWORD, disposition: Disposition, security: FileSecurity) -> HANDLE? {
         condition.lock()
         defer { condition.unlock() }
         let folder = (path as NSString).deletingLastPathComponent
@@ -397,8 +491,9 @@ public final class WindowsFiles: @unchecked Sendable {
             isDirectory.boolValue
         else { return fail(ERROR_PATH_NOT_FOUND, INVALID_HANDLE_VALUE) }
         let exists = FileManager.default.fileExists(atPath: path)
-        if exists && createNew { return fail(ERROR_FILE_EXISTS, INVALID_HANDLE_VALUE) }
-        let read = DWORD(GENERIC_READ), write = DWORD(GENERIC_WRITE)
+        if exists && disposition == .createNew { return fail(ERROR_FILE_EXISTS, INVALID_HANDLE_VALUE) }
+        if !exists && disposition == .openExisting { return fail(ERROR_FILE_NOT_FOUND, INVALID_HANDLE_VALUE) }
+        let read = GENERIC_READ, write = DWORD(GENERIC_WRITE)
         for other in openFiles(path) {
             let refused =
                 (access & read != 0 && other.share & DWORD(FILE_SHARE_READ) == 0)
@@ -408,7 +503,8 @@ public final class WindowsFiles: @unchecked Sendable {
             if refused { return fail(ERROR_SHARING_VIOLATION, INVALID_HANDLE_VALUE) }
         }
         if exists {
-            setLastError(ERROR_ALREADY_EXISTS)  // as documented for OPEN_ALWAYS on an existing file
+            // As documented for OPEN_ALWAYS on an existing file; OPEN_EXISTING leaves it as it was (not modelled).
+            if disposition == .openAlways { setLastError(ERROR_ALREADY_EXISTS) }
         } else {
             guard FileManager.default.createFile(atPath: path, contents: nil) else {
                 return fail(ERROR_ACCESS_DENIED, INVALID_HANDLE_VALUE)
@@ -416,7 +512,7 @@ public final class WindowsFiles: @unchecked Sendable {
             securities[path] = security
             owners[path] = WindowsShimUser.sid
             created.append(FileCreation(path: path, security: security))
-            setLastError(0)
+            setLastError(ERROR_SUCCESS)
         }
         return insert(.file(path: path, access: access, share: share, offset: 0))
     }

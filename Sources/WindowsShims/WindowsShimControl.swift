@@ -6,7 +6,13 @@ import Foundation
 /// Usage: `let counts = WindowsShimThread.counts`
 public final class WindowsShimThread {
     var faults: [String: DWORD] = [:]
+    /// Faults that apply to `count` calls only, after `skip` calls that work.
+    var countedFaults: [String: (code: DWORD, skip: Int, count: Int)] = [:]
     var trace: [String]? = nil
+    /// What Sleep was asked for, in order (the shim does not sleep).
+    var sleeps: [DWORD] = []
+    /// Runs at each Sleep with how many there have been.
+    var onSleep: ((Int) -> Void)? = nil
     var allocations = 0
     var frees = 0
     var invalidFrees = 0
@@ -24,6 +30,14 @@ public final class WindowsShimThread {
     static func enter(_ function: String) -> DWORD? {
         let state = current
         state.trace?.append(function)
+        if let counted = state.countedFaults[function] {
+            if counted.skip > 0 {
+                state.countedFaults[function] = (counted.code, counted.skip - 1, counted.count)
+            } else {
+                state.countedFaults[function] = counted.count > 1 ? (counted.code, 0, counted.count - 1) : nil
+                return counted.code
+            }
+        }
         return state.faults[function]
     }
 
@@ -56,6 +70,31 @@ public final class WindowsShimThread {
         state.faults.merge(faults) { $1 }
         defer { state.faults = saved }
         return try body()
+    }
+
+    /// Runs `body` with `count` calls of `function` on this thread failing with the Windows error `code` — the first
+    /// ones, or those after the first `skipping` — and the others working.
+    /// Usage: `try WindowsShimThread.failing("MoveFileExW", 3, with: 32) { … }`
+    public static func failing<T>(
+        _ function: String, _ count: Int, with code: DWORD, skipping: Int = 0, _ body: () throws -> T
+    ) rethrows -> T {
+        let state = current
+        let saved = state.countedFaults
+        state.countedFaults[function] = count > 0 ? (code, skipping, count) : nil
+        defer { state.countedFaults = saved }
+        return try body()
+    }
+
+    /// Runs `body` and returns the waits Sleep was asked for on this thread meanwhile, in milliseconds; `onSleep` runs at
+    /// each, given how many there have been. Usage: `let waits = WindowsShimThread.sleeping { try TokenFile.replace(…) }`
+    public static func sleeping(onSleep: ((Int) -> Void)? = nil, _ body: () throws -> Void) rethrows -> [DWORD] {
+        let state = current
+        let (saved, savedHook) = (state.sleeps, state.onSleep)
+        state.sleeps = []
+        state.onSleep = onSleep
+        defer { (state.sleeps, state.onSleep) = (saved, savedHook) }
+        try body()
+        return state.sleeps
     }
 
     /// Runs `body` and returns the names of the shim functions it called on this thread, in order, and what it threw.

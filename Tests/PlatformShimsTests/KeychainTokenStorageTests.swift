@@ -11,6 +11,9 @@ final class KeychainTokenStorageTests: XCTestCase {
     /// A service of its own per test, so tests never see each other's items in the shared keychain.
     private func service(_ name: String = #function) -> String { "cz.profirest.tests.\(name).\(UUID().uuidString)" }
 
+    override func setUp() { InMemoryKeychain.shared.reset() }
+    override func tearDown() { InMemoryKeychain.shared.reset() }
+
     func testSaveLoadReplaceDelete() throws {
         let storage = KeychainTokenStorage(service: service())
         XCTAssertNil(try storage.get("refresh"))
@@ -126,5 +129,172 @@ final class KeychainTokenStorageTests: XCTestCase {
         XCTAssertEqual(SecItemDelete(query as CFDictionary), errSecItemNotFound)
         XCTAssertEqual(SecItemCopyMatching(lookup as CFDictionary, &result), errSecItemNotFound)
         XCTAssertEqual(SecItemUpdate(query as CFDictionary, [kSecValueData: Data()] as CFDictionary), errSecItemNotFound)
+    }
+}
+
+/// The two keychains of macOS (Apple's TN3137): the data-protection keychain for a process with a keychain
+/// entitlement, the file-based (login) keychain as a knowing fallback for one without, and items of 1.0.0 moved over.
+final class MacKeychainTests: XCTestCase {
+    private let keychain = InMemoryKeychain.shared
+    private func service(_ name: String = #function) -> String { "cz.profirest.tests.\(name).\(UUID().uuidString)" }
+
+    override func setUp() {
+        keychain.reset()
+        keychain.platform = .macOS
+    }
+
+    override func tearDown() { keychain.reset() }
+
+    func testASignedAppUsesTheDataProtectionKeychain() throws {
+        keychain.process = .init(accessGroups: ["TEAMID.cz.example.pokladna", "TEAMID.cz.example.shared"], codeIdentity: "TEAMID.app")
+        let storage = KeychainTokenStorage(service: service(), accessGroup: "TEAMID.cz.example.shared")
+        try storage.set("refresh", "r1")
+        XCTAssertEqual(try storage.get("refresh"), "r1")
+        XCTAssertEqual(storage.keychain, .dataProtection)
+        let item = try XCTUnwrap(keychain.items(service: storage.service).first)
+        XCTAssertEqual(item[kSecAttrAccessible] as? String, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly)
+        XCTAssertEqual(item[kSecAttrAccessGroup] as? String, "TEAMID.cz.example.shared")
+        XCTAssertTrue(keychain.fileBasedItems(service: storage.service).isEmpty, "nothing in the login keychain")
+        // Without an access group: the app's default group.
+        let own = KeychainTokenStorage(service: service())
+        try own.set("refresh", "o1")
+        XCTAssertEqual(keychain.items(service: own.service).first?[kSecAttrAccessGroup] as? String, "TEAMID.cz.example.pokladna")
+        XCTAssertEqual(keychain.prompts, 0)
+    }
+
+    /// A command-line tool (no keychain entitlement) is refused the data-protection keychain and keeps its items in
+    /// the file-based one, where accessibility and access groups do not apply and a rebuilt, differently signed tool
+    /// is asked about by macOS.
+    func testAnUnentitledToolFallsBackToTheFileBasedKeychain() throws {
+        keychain.process = .init(accessGroups: nil, codeIdentity: "cdhash-build-1")
+        let name = service()
+        let storage = KeychainTokenStorage(service: name)
+        XCTAssertEqual(storage.keychain, .dataProtection, "not known before the first call")
+        XCTAssertNil(try storage.get("refresh"))
+        XCTAssertEqual(storage.keychain, .fileBased)
+        try storage.set("refresh", "r1")
+        try storage.set("refresh", "r2")
+        XCTAssertEqual(try storage.get("refresh"), "r2")
+        XCTAssertTrue(keychain.items(service: name).isEmpty, "nothing in the data-protection keychain")
+        let item = try XCTUnwrap(keychain.fileBasedItems(service: name).first)
+        XCTAssertNil(item[kSecAttrAccessible], "no accessibility class in the file-based keychain")
+        XCTAssertNil(item[kSecAttrAccessGroup], "no access group either")
+        XCTAssertEqual(keychain.prompts, 0, "the program that made the item reads it without a prompt")
+
+        // The tool rebuilt: another code signature. Every read asks the user until "Always Allow".
+        keychain.process = .init(accessGroups: nil, codeIdentity: "cdhash-build-2")
+        let rebuilt = KeychainTokenStorage(service: name)
+        XCTAssertEqual(try rebuilt.get("refresh"), "r2")
+        XCTAssertEqual(keychain.prompts, 1)
+        keychain.promptAnswer = .alwaysAllow
+        XCTAssertEqual(try rebuilt.get("refresh"), "r2")
+        XCTAssertEqual(try rebuilt.get("refresh"), "r2")
+        XCTAssertEqual(keychain.prompts, 2, "asked once more, then trusted")
+        keychain.promptAnswer = .deny
+        keychain.process = .init(accessGroups: nil, codeIdentity: "cdhash-build-3")
+        XCTAssertThrowsError(try KeychainTokenStorage(service: name).get("refresh")) { error in
+            XCTAssertEqual((error as? StorageError)?.kind, .keychain, "a denied prompt is an error, not 'not paired'")
+        }
+    }
+
+    func testNoFallbackWithAnAccessGroupOrWhenNotAllowed() throws {
+        keychain.process = .init(accessGroups: nil, codeIdentity: "cdhash-build-1")
+        let shared = KeychainTokenStorage(service: service(), accessGroup: "TEAMID.cz.example.shared")
+        XCTAssertThrowsError(try shared.set("refresh", "secret-r1")) { error in
+            guard let error = error as? StorageError else { return XCTFail("\(error)") }
+            XCTAssertEqual(error.kind, .keychain)
+            XCTAssertTrue(error.reason.contains("OSStatus -34018"), error.reason)
+            XCTAssertTrue(error.reason.contains("Keychain Sharing capability listing the access group"), error.reason)
+            XCTAssertFalse(error.description.contains("secret-r1"))
+        }
+        XCTAssertEqual(shared.keychain, .dataProtection)
+        XCTAssertTrue(keychain.fileBasedItems(service: shared.service).isEmpty, "the group could not be honoured there")
+
+        let strict = KeychainTokenStorage(service: service(), allowsFileBasedKeychain: false)
+        XCTAssertThrowsError(try strict.get("refresh")) { XCTAssertEqual(($0 as? StorageError)?.kind, .keychain) }
+        XCTAssertTrue(keychain.fileBasedItems(service: strict.service).isEmpty)
+        // An app entitled to some groups but not this one is refused too (errSecMissingEntitlement's page).
+        keychain.process = .init(accessGroups: ["TEAMID.cz.example.pokladna"], codeIdentity: "TEAMID.app")
+        XCTAssertThrowsError(try shared.set("refresh", "r")) {
+            XCTAssertTrue(($0 as? StorageError)?.reason.contains("-34018") ?? false)
+        }
+    }
+
+    /// 1.0.0 did not ask for the data-protection keychain, so on macOS its items are in the file-based one: the first
+    /// read moves such an item, and unpairing removes it from both.
+    func testItemsOfTheFileBasedKeychainAreMovedOnRead() throws {
+        keychain.process = .init(accessGroups: ["TEAMID.cz.example.pokladna"], codeIdentity: "TEAMID.app")
+        let name = service()
+        keychain.plantInFileBasedKeychain(
+            [
+                kSecClass: kSecClassGenericPassword, kSecAttrService: name, kSecAttrAccount: "refresh",
+                kSecAttrSynchronizable: false, kSecValueData: Data("legacy".utf8),
+            ], creator: "TEAMID.app")
+        let storage = KeychainTokenStorage(service: name)
+        XCTAssertEqual(try storage.get("refresh"), "legacy")
+        XCTAssertEqual(storage.keychain, .dataProtection)
+        XCTAssertTrue(keychain.fileBasedItems(service: name).isEmpty, "moved, not copied")
+        let item = try XCTUnwrap(keychain.items(service: name).first)
+        XCTAssertEqual(item[kSecAttrAccessible] as? String, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly)
+        XCTAssertEqual(try storage.get("refresh"), "legacy")
+
+        keychain.plantInFileBasedKeychain(
+            [
+                kSecClass: kSecClassGenericPassword, kSecAttrService: name, kSecAttrAccount: "refresh",
+                kSecAttrSynchronizable: false, kSecValueData: Data("stale".utf8),
+            ], creator: "TEAMID.app")
+        try storage.remove("refresh")
+        XCTAssertTrue(keychain.items(service: name).isEmpty)
+        XCTAssertTrue(keychain.fileBasedItems(service: name).isEmpty, "no secret left in the login keychain")
+        XCTAssertNil(try storage.get("refresh"))
+    }
+
+    /// On iOS (and tvOS, watchOS, visionOS) the key is ignored: one keychain, and no fallback to look for.
+    func testOtherPlatformsHaveOneKeychain() throws {
+        keychain.platform = .iOS
+        keychain.process = .init(accessGroups: nil, codeIdentity: "unsigned")
+        let storage = KeychainTokenStorage(service: service())
+        XCTAssertThrowsError(try storage.set("refresh", "r1")) {
+            XCTAssertTrue(($0 as? StorageError)?.reason.contains("-34018") ?? false)
+        }
+        XCTAssertEqual(storage.keychain, .dataProtection, "the retry reached the same keychain and was refused too")
+    }
+}
+
+/// An app and its extension sharing an access group write the same item at once: both find none, both add it.
+final class KeychainRaceTests: XCTestCase {
+    private let keychain = InMemoryKeychain.shared
+    private let group = "TEAMID.cz.example.shared"
+
+    override func setUp() { keychain.reset() }
+    override func tearDown() { keychain.reset() }
+
+    /// What the other process does in between; it must work.
+    private static func meanwhile(_ action: () throws -> Void) {
+        do { try action() } catch { XCTFail("the other process failed: \(error)") }
+    }
+
+    func testADuplicateAddFromAnotherProcessBecomesAnUpdate() throws {
+        let name = "cz.profirest.tests.race.\(UUID().uuidString)"
+        let app = KeychainTokenStorage(service: name, accessGroup: group)
+        let extensionStorage = KeychainTokenStorage(service: name, accessGroup: group)
+        // Between the app's update (no item yet) and its add, the extension adds the item.
+        keychain.beforeNext("SecItemAdd") { Self.meanwhile { try extensionStorage.set("refresh", "from-extension") } }
+        XCTAssertNoThrow(try app.set("refresh", "from-app"), "errSecDuplicateItem is not thrown")
+        XCTAssertEqual(try extensionStorage.get("refresh"), "from-app", "the app wrote last")
+        XCTAssertEqual(keychain.items(service: name).count, 1)
+    }
+
+    func testAnItemDeletedAgainInBetweenIsAddedAgain() throws {
+        let name = "cz.profirest.tests.race.\(UUID().uuidString)"
+        let app = KeychainTokenStorage(service: name, accessGroup: group)
+        let other = KeychainTokenStorage(service: name, accessGroup: group)
+        // The other process adds the item before our add, and deletes it before our second update.
+        keychain.beforeNext("SecItemAdd") { Self.meanwhile { try other.set("refresh", "other") } }
+        keychain.beforeNext("SecItemUpdate") {}  // our first update: nothing happens in between
+        keychain.beforeNext("SecItemUpdate") { Self.meanwhile { try other.remove("refresh") } }
+        XCTAssertNoThrow(try app.set("refresh", "mine"))
+        XCTAssertEqual(try other.get("refresh"), "mine")
+        XCTAssertEqual(keychain.items(service: name).count, 1)
     }
 }

@@ -25,9 +25,6 @@ import ProfirestTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct EventStreamSettings {
     var slowSeconds = 20.0  // at 10 events/s: 200 events
@@ -55,10 +52,9 @@ struct EventStreamSettings {
     }
 }
 
+/// CLOCK_MONOTONIC, the bench server's clock; 0 where there is none (Windows: no latencies are measured there).
 func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    ProcessControl.monotonicNanoseconds() ?? 0
 }
 
 /// The text of a /proc file (their size reads as 0, so Foundation's whole-file readers return nothing).
@@ -152,7 +148,7 @@ final class Arrivals: @unchecked Sendable {
             if let sent = event.data["sent_ns"]?.doubleValue {
                 if firstSent.isNaN { firstSent = sent }
                 lastSent = sent
-                if keepLatencies { latencies.append((Double(now) - sent) / 1e6) }
+                if keepLatencies, now > 0 { latencies.append((Double(now) - sent) / 1e6) }
             }
             if let every = rssEvery, count % every == 0 { rss.append((count, residentMB())) }
         }

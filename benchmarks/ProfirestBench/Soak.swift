@@ -19,6 +19,7 @@
 // The sandbox runs without --validate (cost), with an in-memory database; its stdin ties its life to ours.
 import Foundation
 import ProfirestAPI
+import ProfirestTestSupport
 
 struct SoakSettings {
     var writes = 10_000
@@ -162,7 +163,7 @@ func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, direc
         let prefix = "kill-\(trial)-"
         let first = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 300)
         try await Task.sleep(nanoseconds: UInt64.random(in: 5_000_000...300_000_000))
-        kill(first.process.processIdentifier, SIGKILL)
+        ProcessControl.kill(first.process)
         first.process.waitUntilExit()
         let keys = first.lines()
         let second = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 0)

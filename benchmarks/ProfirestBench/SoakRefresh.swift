@@ -48,7 +48,7 @@ func soakRefresh(_ sandbox: Sandbox, _ settings: RefreshSoakSettings, directory:
         _ = try? await sandbox.admin("POST", "tokens/expire", ["client_id": client])
         guard kills < settings.kills, Date() < end.addingTimeInterval(-1) else { continue }
         let victim = Int.random(in: 0..<running.count)
-        kill(running[victim].process.processIdentifier, SIGKILL)
+        ProcessControl.kill(running[victim].process)
         running[victim].process.waitUntilExit()
         kills += 1
         if !tokenFileIsWhole(file) { corruptions += 1 }

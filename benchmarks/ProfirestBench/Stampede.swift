@@ -171,9 +171,9 @@ struct ProbeProcess {
     }
 
     func finish(deadline: Date) -> [String: Any] {
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            ProcessControl.kill(process)
             process.waitUntilExit()
             return ["killed": true]
         }
@@ -222,10 +222,10 @@ func stampedeResults(_ arguments: [String]) async throws -> [String: Any] {
         if kind == "revoked" { clock.advance(by: 61) }
         try await Task.sleep(nanoseconds: 150_000_000)
         let cpuBefore = processCPU(sandbox.pid)
-        let selfBefore = processCPU(getpid())
+        let selfBefore = processCPU(ProcessInfo.processInfo.processIdentifier)
         let run = await connectionLoad(api, count: settings.requests)
         let serverCPU = processCPU(sandbox.pid) - cpuBefore
-        let clientCPU = processCPU(getpid()) - selfBefore
+        let clientCPU = processCPU(ProcessInfo.processInfo.processIdentifier) - selfBefore
         let stats = try await sandbox.admin("GET", "stats")
         times[kind, default: []].append(run.ms)
         failed += run.failures.values.reduce(0, +)

@@ -18,7 +18,7 @@
 //   post-lib       ProfirestApi.post of the same body with its default transport (on Linux every request with a
 //                  body goes out with `Connection: close` on a session of its own, see ConnectionReuse)
 // Reported per request (ms), median over rounds; ratios (library ÷ raw) are medians of per-round ratios, with the
-// client's CPU time per request beside them (getrusage of this process around each measurement: what the library
+// client's CPU time per request beside them (ProcessControl.cpuMicroseconds around each measurement: what the library
 // costs, less disturbed by the other users of a shared machine than wall time). Writes
 // benchmarks/results/latest.json, keeping keys other benchmarks put there.
 //
@@ -221,13 +221,7 @@ func makeVariants(port: Int) -> [Variant] {
 
 /// CPU time of this process (user + system), microseconds.
 func cpuMicroseconds() -> Double {
-    var usage = rusage()
-    #if canImport(Glibc)
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    #else
-    getrusage(RUSAGE_SELF, &usage)
-    #endif
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+    ProcessControl.cpuMicroseconds()
 }
 
 /// CPU time (user + system) of another process of this machine, microseconds (Linux /proc; NaN elsewhere).
@@ -238,7 +232,7 @@ func cpuMicroseconds(of pid: Int32) -> Double {
     guard let close = stat.lastIndex(of: ")") else { return .nan }
     let fields = stat[stat.index(after: close)...].split(separator: " ")
     guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
-    return (user + system) * 1e6 / Double(sysconf(Int32(_SC_CLK_TCK)))
+    return (user + system) * 1e6 / (ProcessControl.clockTicksPerSecond ?? .nan)
 }
 
 /// Milliseconds per request of `count` sequential requests.

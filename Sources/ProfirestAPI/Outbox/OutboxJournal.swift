@@ -96,13 +96,7 @@ final class OutboxJournal: Sendable {
 
     private static func write(_ entries: [JournalEntry], to path: String) throws {
         try TokenFile.replace(path: path, with: try encoder.encode(Document(profirestOutbox: 1, items: entries)))
-        #if canImport(Darwin)
-        // The attribute lives on the file, and every replacement is a new file: set it each time.
-        var url = URL(fileURLWithPath: path)
-        var values = URLResourceValues()
-        values.isExcludedFromBackup = true
-        try? url.setResourceValues(values)
-        #endif
+        FileExtras.excludeFromBackup(path: path)  // Apple platforms; nothing elsewhere
     }
 
     private static let encoder: JSONEncoder = {

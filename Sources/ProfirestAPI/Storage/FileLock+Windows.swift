@@ -16,9 +16,11 @@ struct FileLock {
     /// but another account able to open it could take the lock and stall every write.
     static func acquire(path: String) throws -> FileLock {
         let opened = try OwnerOnlySecurity.withAttributes(path: path, failure: .lockFailed) { attributes in
-            path.withCString(encodedAs: UTF16.self) {
+            LongPath.with(path) {
+                // Each macro converted on its own: GENERIC_READ (0x80000000L) comes in as DWORD, GENERIC_WRITE
+                // (0x40000000L) as Int32, and Swift has no `|` between the two.
                 CreateFileW(
-                    $0, DWORD(GENERIC_READ | GENERIC_WRITE),
+                    $0, GENERIC_READ | DWORD(GENERIC_WRITE),
                     DWORD(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE), &attributes, DWORD(OPEN_ALWAYS),
                     DWORD(FILE_ATTRIBUTE_NORMAL), nil)
             }

@@ -12,6 +12,20 @@ import Security
 /// iCloud) and readable after the first unlock, so background refreshes work. Not a `LockingTokenStorage`:
 /// the keychain has no cross-process lock.
 ///
+/// The items live in the data-protection keychain — the only keychain of iOS, iPadOS, tvOS, watchOS and visionOS, and
+/// on macOS the one an app signed with a keychain entitlement (Keychain Sharing, or an app group) uses with
+/// `kSecUseDataProtectionKeychain`. Only there do `AfterFirstUnlockThisDeviceOnly` and the access group apply.
+/// A macOS process without such an entitlement — a command-line tool, an unsigned or ad-hoc-signed build,
+/// `swift run` — is refused it (`errSecMissingEntitlement`); unless you ask otherwise (`allowsFileBasedKeychain`)
+/// the storage then keeps its items in the file-based (login) keychain instead, and ``keychain`` says so. There an
+/// item is readable whenever the login keychain is unlocked, has no access group, and is guarded by an access list
+/// naming the program that created it by its code signature: a program signed otherwise — an unsigned tool rebuilt —
+/// makes macOS ask the user to allow it. With an access group there is no such fallback: the group could not be
+/// honoured, so the entitlement error is thrown.
+///
+/// Items that version 1.0.0 wrote on macOS are in the file-based keychain (it did not ask for the data-protection
+/// one); reading a key that the data-protection keychain does not have moves such an item there.
+///
 /// ```swift
 /// let storage = KeychainTokenStorage(service: "cz.example.pichacka")
 /// ```
@@ -20,28 +34,63 @@ public final class KeychainTokenStorage: TokenStorage {
     public let service: String
     /// The keychain access group that lets apps of one team share the items, if any.
     public let accessGroup: String?
+    /// Whether a macOS process refused the data-protection keychain for want of an entitlement may keep its items in
+    /// the file-based keychain instead (with no access group asked for only).
+    public let allowsFileBasedKeychain: Bool
+
+    /// The two keychain implementations of macOS (Apple's TN3137); the other Apple platforms have the first only.
+    public enum Keychain: Sendable, Hashable {
+        /// The data-protection keychain: accessibility classes, access groups, this device only.
+        case dataProtection
+        /// macOS's file-based (login) keychain: readable while it is unlocked, no access groups, an access list per
+        /// item that names the programs allowed to read it.
+        case fileBased
+    }
+
+    private let inUse = Locked(Keychain.dataProtection)
+
+    /// The keychain this storage's items are in: `.dataProtection`, or `.fileBased` once a macOS process without a
+    /// keychain entitlement fell back to it (known after the first call).
+    ///
+    /// ```swift
+    /// if storage.keychain == .fileBased { print("tokens in the login keychain: sign the app with Keychain Sharing") }
+    /// ```
+    public var keychain: Keychain { inUse.withLock { $0 } }
 
     /// Makes a storage that files its items under `service`, and in `accessGroup` when apps of one team share them.
+    ///
+    /// - Parameters:
+    ///   - service: the keychain service the items are filed under.
+    ///   - accessGroup: the access group apps of one team share the items in (needs the Keychain Sharing entitlement
+    ///     listing it); nil for the app's own.
+    ///   - allowsFileBasedKeychain: whether a macOS process without a keychain entitlement keeps its items in the
+    ///     file-based keychain instead of failing (see the type's discussion); ignored with an access group.
     ///
     /// ```swift
     /// let storage = KeychainTokenStorage(service: "cz.example.pokladna", accessGroup: "TEAMID.cz.example.shared")
     /// ```
-    public init(service: String = "cz.profirest.api", accessGroup: String? = nil) {
+    public init(service: String = "cz.profirest.api", accessGroup: String? = nil, allowsFileBasedKeychain: Bool = true) {
         self.service = service
         self.accessGroup = accessGroup
+        self.allowsFileBasedKeychain = allowsFileBasedKeychain
     }
 
     /// Reads the item for `key`, or nil when there is none; a refusal of the keychain throws ``StorageError``
     /// (`.keychain`) with its status.
     public func get(_ key: String) throws -> String? {
-        var query = itemQuery(key)
-        query[kSecReturnData as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitOne
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        var data: Data?
+        var status = perform { dataProtection in copy(key, dataProtection: dataProtection, into: &data) }
+        if status == errSecItemNotFound, keychain == .dataProtection {
+            // An item of 1.0.0 in macOS's file-based keychain (elsewhere this finds nothing: there is one keychain).
+            status = copy(key, dataProtection: false, into: &data)
+            if status == errSecItemNotFound { return nil }
+            guard status == errSecSuccess, let legacy = data else { throw failure("read", key, status) }
+            let moved = SecItemAdd(item(key, legacy, dataProtection: true) as CFDictionary, nil)
+            if moved == errSecSuccess { _ = SecItemDelete(itemQuery(key, dataProtection: false) as CFDictionary) }
+        }
         if status == errSecItemNotFound { return nil }
         guard status == errSecSuccess else { throw failure("read", key, status) }
-        guard let data = result as? Data, let value = String(data: data, encoding: .utf8) else {
+        guard let data, let value = String(data: data, encoding: .utf8) else {
             throw StorageError(
                 kind: .corrupt, path: location(key),
                 reason: "the keychain item is not UTF-8 text; delete it (this forgets the pairing)")
@@ -51,31 +100,79 @@ public final class KeychainTokenStorage: TokenStorage {
 
     /// Writes the item for `key`, readable after the device's first unlock and never synchronised to other devices.
     public func set(_ key: String, _ value: String) throws {
-        let attributes: [String: Any] = [
-            kSecValueData as String: Data(value.utf8),
-            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
-        ]
-        var status = SecItemUpdate(itemQuery(key) as CFDictionary, attributes as CFDictionary)
-        if status == errSecItemNotFound {
-            let item = itemQuery(key).merging(attributes) { _, new in new }
-            status = SecItemAdd(item as CFDictionary, nil)
+        let data = Data(value.utf8)
+        var status = errSecItemNotFound
+        // Update, else add. An app and its extension sharing the access group can both find no item and both add one:
+        // the later add is errSecDuplicateItem, and the item is there now, so the update is tried again (and the add,
+        // should the other process have deleted it meanwhile) — a few rounds, each of which only loses to another
+        // writer.
+        for _ in 0..<3 {
+            status = perform { dataProtection in
+                SecItemUpdate(
+                    itemQuery(key, dataProtection: dataProtection) as CFDictionary,
+                    attributes(data) as CFDictionary)
+            }
+            guard status == errSecItemNotFound else { break }
+            status = perform { dataProtection in
+                SecItemAdd(item(key, data, dataProtection: dataProtection) as CFDictionary, nil)
+            }
+            guard status == errSecDuplicateItem else { break }
         }
         guard status == errSecSuccess else { throw failure("write", key, status) }
     }
 
-    /// Deletes the item for `key`; a missing item is not an error.
+    /// Deletes the item for `key` (and one 1.0.0 left in macOS's file-based keychain, best effort); a missing item is
+    /// not an error.
     public func remove(_ key: String) throws {
-        let status = SecItemDelete(itemQuery(key) as CFDictionary)
+        let status = perform { SecItemDelete(itemQuery(key, dataProtection: $0) as CFDictionary) }
         guard status == errSecSuccess || status == errSecItemNotFound else { throw failure("delete", key, status) }
+        if keychain == .dataProtection { _ = SecItemDelete(itemQuery(key, dataProtection: false) as CFDictionary) }
     }
 
-    private func itemQuery(_ key: String) -> [String: Any] {
+    /// Runs one SecItem call against the keychain in use. When the data-protection keychain refuses this process for
+    /// want of an entitlement and the file-based one may be used, the call is made there, and if that keychain
+    /// answers (macOS only: elsewhere it is the same keychain and refuses the same way) it is used from then on.
+    private func perform(_ call: (_ dataProtection: Bool) -> OSStatus) -> OSStatus {
+        if keychain == .fileBased { return call(false) }
+        let status = call(true)
+        guard status == errSecMissingEntitlement, accessGroup == nil, allowsFileBasedKeychain else { return status }
+        let fallback = call(false)
+        if fallback != errSecMissingEntitlement { inUse.withLock { $0 = .fileBased } }
+        return fallback
+    }
+
+    private func copy(_ key: String, dataProtection: Bool, into data: inout Data?) -> OSStatus {
+        var query = itemQuery(key, dataProtection: dataProtection)
+        query[kSecReturnData as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitOne
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        data = result as? Data
+        return status
+    }
+
+    /// What `set` writes besides the key: the value, this device only, after the first unlock.
+    private func attributes(_ data: Data) -> [String: Any] {
+        [
+            kSecValueData as String: data,
+            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+        ]
+    }
+
+    private func item(_ key: String, _ data: Data, dataProtection: Bool) -> [String: Any] {
+        itemQuery(key, dataProtection: dataProtection).merging(attributes(data)) { _, new in new }
+    }
+
+    /// The item's identity; `kSecUseDataProtectionKeychain` targets the data-protection keychain on macOS (without it
+    /// SecItem uses the file-based one) and is ignored elsewhere, where that is the only keychain.
+    private func itemQuery(_ key: String, dataProtection: Bool) -> [String: Any] {
         var query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: service,
             kSecAttrAccount as String: key,
             kSecAttrSynchronizable as String: false,
         ]
+        if dataProtection { query[kSecUseDataProtectionKeychain as String] = true }
         if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
         return query
     }
@@ -85,10 +182,14 @@ public final class KeychainTokenStorage: TokenStorage {
     /// The OSStatus and the system's text for it; never the secret.
     private func failure(_ operation: String, _ key: String, _ status: OSStatus) -> StorageError {
         let message = SecCopyErrorMessageString(status, nil) as String? ?? "unknown error"
+        let advice =
+            status == errSecMissingEntitlement
+            ? (accessGroup.map { "sign the app with the Keychain Sharing capability listing the access group \($0)" }
+                ?? "sign the app with a keychain entitlement (Keychain Sharing), or allow the file-based keychain")
+            : "check the app's keychain entitlements and that the device has been unlocked since boot"
         return StorageError(
             kind: .keychain, path: location(key),
-            reason: "the keychain refused to \(operation) the item (OSStatus \(status): \(message)); "
-                + "check the app's keychain entitlements and that the device has been unlocked since boot")
+            reason: "the keychain refused to \(operation) the item (OSStatus \(status): \(message)); \(advice)")
     }
 }
 #endif

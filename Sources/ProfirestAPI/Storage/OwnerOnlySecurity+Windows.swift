@@ -1,6 +1,12 @@
 // Windows only: the counterpart of mode 0600. On Linux the test-only target PlatformShims compiles this same file
 // (PROFIREST_SHIMS) against declaration shims of WinSDK (Sources/WindowsShims); see Tests/PlatformShimsTests.
 #if os(Windows) || PROFIREST_SHIMS
+// sddl.h (ConvertSidToStringSidW, ConvertStringSecurityDescriptorToSecurityDescriptorW, SDDL_REVISION_1) is part of
+// Swift's WinSDK module only from Swift 6.0 (swiftlang/swift#71565, "Windows: include SDDL conversion headers",
+// February 2024, after 5.10 branched); with an older compiler those names would not be found. Say so instead.
+#if os(Windows) && !compiler(>=6.0)
+#error("ProfirestAPI needs Swift 6.0 or later on Windows (its WinSDK module has sddl.h only from 6.0)")
+#endif
 #if PROFIREST_SHIMS
 import WindowsShims
 #else
@@ -63,11 +69,10 @@ enum OwnerOnlySecurity {
                 var dacl: PACL? = nil
                 guard GetSecurityDescriptorDacl(descriptor, &present, &dacl, &defaulted), present.boolValue, let dacl
                 else { return }
-                // PROTECTED_DACL_SECURITY_INFORMATION is 0x80000000: truncatingIfNeeded keeps that bit whatever
-                // integer type the macro is imported as.
-                let information =
-                    DWORD(DACL_SECURITY_INFORMATION) | DWORD(truncatingIfNeeded: PROTECTED_DACL_SECURITY_INFORMATION)
-                var name = Array(path.utf16) + [0]
+                // DACL_SECURITY_INFORMATION (0x00000004L) comes in as Int32, PROTECTED_DACL_SECURITY_INFORMATION
+                // (0x80000000L) as DWORD.
+                let information = DWORD(DACL_SECURITY_INFORMATION) | PROTECTED_DACL_SECURITY_INFORMATION
+                var name = Array(LongPath.extended(path).utf16) + [0]
                 _ = name.withUnsafeMutableBufferPointer {
                     SetNamedSecurityInfoW($0.baseAddress, SE_FILE_OBJECT, information, nil, nil, dacl, nil)
                 }
@@ -80,13 +85,13 @@ enum OwnerOnlySecurity {
     private static func isOwned(_ path: String, by user: PSID?) -> Bool {
         var owner: PSID? = nil
         var descriptor: PSECURITY_DESCRIPTOR? = nil
-        let status = path.withCString(encodedAs: UTF16.self) {
+        let status = LongPath.with(path) {
             GetNamedSecurityInfoW(
                 $0, SE_FILE_OBJECT, DWORD(OWNER_SECURITY_INFORMATION), &owner, nil, nil, nil, &descriptor)
         }
         // `owner` points into the descriptor, which is freed only after the comparison.
         defer { if let descriptor { _ = LocalFree(descriptor) } }
-        guard status == 0, let owner else { return false }  // 0 is ERROR_SUCCESS
+        guard status == DWORD(ERROR_SUCCESS), let owner else { return false }
         return EqualSid(owner, user)
     }
 

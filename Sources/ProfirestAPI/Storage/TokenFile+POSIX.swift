@@ -84,11 +84,9 @@ enum TokenFile {
         }
     }
 
-    /// On Apple platforms plain fsync stops at the drive's cache; F_FULLFSYNC reaches the medium.
+    /// On Apple platforms plain fsync stops at the drive's cache; F_FULLFSYNC reaches the medium (FileExtras).
     private static func fullSync(_ fd: Int32) -> Int32 {
-        #if canImport(Darwin)
-        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
-        #endif
+        if FileExtras.fullSync(fd) { return 0 }
         return fsync(fd)
     }
 

@@ -4,7 +4,7 @@ import Foundation
 /// Apple platforms use CryptoKit / CommonCrypto; elsewhere the pure-Swift `PortableSHA256` runs.
 enum Crypto {
     static func sha256(_ data: Data) -> Data {
-        #if canImport(CryptoKit)
+        #if canImport(CryptoKit) || PROFIREST_SHIMS
         return cryptoKitSHA256(data)
         #else
         return PortableSHA256.hash(data)
@@ -12,7 +12,7 @@ enum Crypto {
     }
 
     static func hmacSHA256(key: Data, message: Data) -> Data {
-        #if canImport(CryptoKit)
+        #if canImport(CryptoKit) || PROFIREST_SHIMS
         return cryptoKitHMACSHA256(key: key, message: message)
         #else
         return PortableSHA256.hmac(key: key, message: message)
@@ -21,7 +21,7 @@ enum Crypto {
 
     /// PBKDF2 (RFC 8018) with HMAC-SHA256; `iterations` and `keyLength` below 1 are treated as 1.
     static func pbkdf2SHA256(password: Data, salt: Data, iterations: Int, keyLength: Int) -> Data {
-        #if canImport(CommonCrypto)
+        #if canImport(CommonCrypto) || PROFIREST_SHIMS
         if let key = commonCryptoPBKDF2(
             password: password, salt: salt, iterations: max(1, iterations), keyLength: max(1, keyLength))
         {

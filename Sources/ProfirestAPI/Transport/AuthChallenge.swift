@@ -1,5 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
+#if PROFIREST_SHIMS
+// The test-only target PlatformShims compiles this file against Darwin's URL Loading System and Security as declared in
+// Sources/AppleShims (the Apple branches below), instead of FoundationNetworking; see Tests/PlatformShimsTests.
+import AppleShims
+#elseif canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
@@ -19,7 +23,7 @@ enum AuthChallenge {
     static func answer(
         _ challenge: URLAuthenticationChallenge, anchors: [Data]
     ) -> (URLSession.AuthChallengeDisposition, URLCredential?, APIResponse?) {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
         // FoundationNetworking has no server-trust challenges: every challenge here is an HTTP one.
         if let failure = challenge.failureResponse {
             return (.cancelAuthenticationChallenge, nil, SessionDelegate.head(of: failure))

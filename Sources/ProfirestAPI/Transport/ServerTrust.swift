@@ -1,6 +1,12 @@
-#if !canImport(FoundationNetworking) && canImport(Security)
+#if (!canImport(FoundationNetworking) && canImport(Security)) || PROFIREST_SHIMS
+// Apple only. On Linux the test-only target PlatformShims compiles this same file (PROFIREST_SHIMS) against
+// declaration shims of Security and of Darwin's URL Loading System (Sources/AppleShims); see Tests/PlatformShimsTests.
 import Foundation
+#if PROFIREST_SHIMS
+import AppleShims
+#else
 import Security
+#endif
 
 /// Trusts a server whose certificate chains to one of the transport's extra certificate authorities as well as to
 /// the system's (Apple platforms; `URLSessionTransport(trustedCertificates:)`).

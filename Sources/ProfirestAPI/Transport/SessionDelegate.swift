@@ -1,5 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
+#if PROFIREST_SHIMS
+// The test-only target PlatformShims compiles this file against Darwin's URL Loading System and Security as declared in
+// Sources/AppleShims (the Apple branches below), instead of FoundationNetworking; see Tests/PlatformShimsTests.
+import AppleShims
+#elseif canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 

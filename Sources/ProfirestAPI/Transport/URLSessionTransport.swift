@@ -1,5 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
+#if PROFIREST_SHIMS
+// The test-only target PlatformShims compiles this file against Darwin's URL Loading System and Security as declared in
+// Sources/AppleShims (the Apple branches below), instead of FoundationNetworking; see Tests/PlatformShimsTests.
+import AppleShims
+#elseif canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
@@ -57,7 +61,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         /// The choice for the platform this runs on: `.keepAlive` on Apple platforms, `.keepAliveWhileBusy(maxIdle: 1)`
         /// on Linux.
         public static var platformDefault: ConnectionReuse {
-            #if canImport(FoundationNetworking)
+            #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
             return .keepAliveWhileBusy(maxIdle: 1)
             #else
             return .keepAlive
@@ -116,7 +120,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         trustedCertificates: TrustedCertificates
     ) throws {
         let anchors = try trustedCertificates.load().certificates
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
         throw ProfirestUsageError(
             "URLSessionTransport cannot trust extra certificates on Linux (FoundationNetworking has no trust setting): "
                 + "use CurlTransport(trustedCertificates:), the default there, or add the CA to the system store "
@@ -144,7 +148,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         self.connectionReuse = connectionReuse
         self.delegate = delegate
         self.streamSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
         self.writeSession = Self.sendSession(configuration, sendDelegate)
         #else
         self.writeSession = nil
@@ -154,7 +158,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
 
     /// A whole-body session: on Linux its completion handlers run inline (`InlineDelegateQueue`).
     private static func sendSession(_ configuration: URLSessionConfiguration, _ delegate: SendSessionDelegate) -> URLSession {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: InlineDelegateQueue())
         #else
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
@@ -241,7 +245,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     /// for the head only.
     public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let close: Bool
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
         close = connectionReuse != .keepAlive || request.body != nil
         #else
         close = closesConnections
@@ -297,7 +301,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         urlRequest.httpBody = request.body
         urlRequest.httpShouldHandleCookies = false
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
         // Linux URLSession adds an Accept-Language from the process locale to a request that has none, so
         // `language: nil` would still ask the server for some language. A value of one space stops that: URLSession
         // sees the header present and adds nothing, and libcurl reads a header with nothing but blanks after the
@@ -312,7 +316,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
 
 /// The delegate of the whole-body sessions: refuses every redirect and answers no authentication challenge
 /// (`AuthChallenge`), keeping the challenged 401 for the task's completion handler.
-private final class SendSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+final class SendSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     // @unchecked: `challenges` is thread-safe and `anchors` never changes.
     let challenges = ChallengedHeads()
     /// Extra certificate authorities (DER) the server's certificate may chain to.

@@ -1,11 +1,7 @@
 import Foundation
 import XCTest
 @testable import ProfirestAPI
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ProfirestTestSupport
 
 /// Several processes on one token file (`FileTokenStorage`): the single-use refresh token is spent once, under
 /// the file's lock, and a process killed while holding that lock does not stop the others.
@@ -147,7 +143,7 @@ final class CrossProcessRefreshTests: XCTestCase {
         XCTAssertTrue(waiting)
         let refreshesWhileLocked = try await sandbox.refreshes("profirest-pos")
         XCTAssertEqual(refreshesWhileLocked, 0, "nobody refreshed while another process held the lock")
-        kill(holder.process.processIdentifier, SIGKILL)
+        ProcessControl.kill(holder.process)
         let killed = await holder.finished()
         XCTAssertNotEqual(killed.status, 0)
         var results: [(status: Int32, summary: [String: Any])] = []

@@ -1,5 +1,8 @@
 import XCTest
 @testable import ProfirestAPI
+// POSIX only: the other process is util-linux flock(1) under /bin/sh, holding the same kernel lock (flock) that
+// FileLock+POSIX takes. Windows' LockFileEx is tested against the WinSDK shims (PlatformShimsTests/WindowsFileTests).
+#if !os(Windows)
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -90,3 +93,4 @@ final class FileLockCrossProcessTests: XCTestCase {
         XCTAssertEqual(try storage.withLock("refresh") { "ok" }, "ok")
     }
 }
+#endif

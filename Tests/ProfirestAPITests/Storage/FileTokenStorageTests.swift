@@ -5,6 +5,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+// The permission tests (modes, umask, inodes) are POSIX's; on Windows the owner-only ACL is tested against the WinSDK
+// shims (PlatformShimsTests/WindowsOwnerOnlyTests), and the rest of this file runs there as it is.
 
 final class FileTokenStorageTests: XCTestCase {
     private var directory: TemporaryDirectory!
@@ -18,6 +20,7 @@ final class FileTokenStorageTests: XCTestCase {
         directory.remove()
     }
 
+    #if !os(Windows)
     private func mode(_ path: String) -> UInt32 {
         var info = stat()
         XCTAssertEqual(stat(path, &info), 0, "stat \(path)")
@@ -29,6 +32,7 @@ final class FileTokenStorageTests: XCTestCase {
         XCTAssertEqual(stat(path, &info), 0, "stat \(path)")
         return UInt64(info.st_ino)
     }
+    #endif
 
     private func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
@@ -61,6 +65,7 @@ final class FileTokenStorageTests: XCTestCase {
         XCTAssertEqual(storage.path, FileManager.default.currentDirectoryPath + "/tokens.json")
     }
 
+    #if !os(Windows)
     func testFileAndLockFileAreOwnerOnlyWhateverTheUmask() throws {
         let previous = umask(0)
         defer { umask(previous) }
@@ -105,6 +110,7 @@ final class FileTokenStorageTests: XCTestCase {
         XCTAssertEqual(try FileTokenStorage(path: nested).get("refresh"), "r1")
         XCTAssertEqual(mode(directory.file("a/b")), 0o700)
     }
+    #endif
 
     func testCorruptFileThrowsWithoutTouchingItOrLeakingIt() throws {
         let bad = [

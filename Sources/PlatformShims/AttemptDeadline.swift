@@ -1,0 +1,1 @@
+../ProfirestAPI/Pipeline/AttemptDeadline.swift

@@ -1,0 +1,1 @@
+../ProfirestAPI/Support/Locked.swift

@@ -1,0 +1,1 @@
+../ProfirestAPI/Storage/LongPath+Windows.swift

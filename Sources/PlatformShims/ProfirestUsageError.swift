@@ -1,0 +1,1 @@
+../ProfirestAPI/Errors/ProfirestUsageError.swift

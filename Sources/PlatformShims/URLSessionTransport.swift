@@ -1,0 +1,1 @@
+../ProfirestAPI/Transport/URLSessionTransport.swift

@@ -1,0 +1,44 @@
+import Foundation
+
+// What the storage code (FileTokenStorage, StateStore, OutboxJournal) uses of each platform's files, stated once, so
+// that every platform's implementation has this shape and a call compiled on one platform compiles on the others:
+// TokenFile and FileLock in their +POSIX (Linux, Apple platforms, Android) and +Windows files, FileExtras here (no-ops)
+// and in FileExtras+Apple.swift. The POSIX and no-op ones are compiled by every build here; the Windows and Apple ones
+// by `make build` too, against shims, in the test-only target PlatformShims, which includes this file: one that drifts
+// from these declarations fails that build.
+
+/// Whole-file reads and crash-safe replacement of a file only its owner may read (the token file, the outbox journal).
+protocol TokenFileOperations {
+    /// The file's bytes, or nil when it does not exist.
+    static func load(path: String) throws -> Data?
+    /// Replaces the file so that readers and crashes see either the old or the new content, never a mix.
+    static func replace(path: String, with data: Data) throws
+}
+
+/// An exclusive lock on a lock file, across the threads and processes of this machine.
+protocol FileLockOperations {
+    /// Blocks until the lock is free.
+    static func acquire(path: String) throws -> Self
+    /// Lets go of it.
+    func release()
+}
+
+/// What only Apple platforms do to these files; nothing elsewhere.
+protocol FileExtraOperations {
+    /// Flushes the file to the medium, past the drive's cache (F_FULLFSYNC); false when that cannot be done, and the
+    /// caller falls back to fsync.
+    static func fullSync(_ fd: Int32) -> Bool
+    /// Keeps the file out of the device's backups (iCloud, a computer's): it holds what only this device should.
+    static func excludeFromBackup(path: String)
+}
+
+extension TokenFile: TokenFileOperations {}
+extension FileLock: FileLockOperations {}
+
+#if !canImport(Darwin) && !PROFIREST_SHIMS
+/// Linux, Android, Windows: no full sync beyond fsync or FlushFileBuffers, no backup flag.
+enum FileExtras: FileExtraOperations {
+    static func fullSync(_ fd: Int32) -> Bool { false }
+    static func excludeFromBackup(path: String) {}
+}
+#endif

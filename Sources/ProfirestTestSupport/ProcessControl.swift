@@ -1,0 +1,49 @@
+import Foundation
+
+/// The few things the tests and the bench do to processes that differ by platform: end a child at once, read this
+/// process's CPU time, read the clock the bench server stamps its events with. Not part of the library.
+///
+/// The platform calls are in ProcessControl+POSIX.swift and ProcessControl+Windows.swift, each an `OSProcesses` of the
+/// shape `OSProcessControl` declares, so that the two cannot drift apart: the POSIX one is compiled here, the Windows one
+/// also by `make build`, against the WinSDK shims (target TestSupportWindowsCheck, Linux only).
+///
+/// ```swift
+/// ProcessControl.kill(server.process)
+/// ```
+public enum ProcessControl {
+    /// Ends `process` at once, as SIGKILL does on POSIX (TerminateProcess on Windows): it runs no handler and flushes
+    /// nothing, as after a crash. Returns without waiting. Usage: `ProcessControl.kill(writer.process)`
+    public static func kill(_ process: Process) {
+        OSProcesses.end(process.processIdentifier)
+    }
+
+    /// The CPU time this process has used, user and system, in microseconds. Usage: `let before = ProcessControl.cpuMicroseconds()`
+    public static func cpuMicroseconds() -> Double {
+        OSProcesses.cpuMicroseconds()
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds — the clock Python's `time.monotonic_ns()` reads on Linux and macOS, with which
+    /// the bench server stamps its events — or nil where this code reads no such clock (Windows).
+    /// Usage: `let now = ProcessControl.monotonicNanoseconds()`
+    public static func monotonicNanoseconds() -> UInt64? {
+        OSProcesses.monotonicNanoseconds()
+    }
+
+    /// Clock ticks per second of the CPU times in /proc (Linux), nil where there are none.
+    /// Usage: `let ticks = ProcessControl.clockTicksPerSecond ?? .nan`
+    public static var clockTicksPerSecond: Double? {
+        OSProcesses.clockTicksPerSecond
+    }
+}
+
+/// What each platform's file provides, the same on every platform (see `ProcessControl`).
+protocol OSProcessControl {
+    /// Ends the process `pid` at once.
+    static func end(_ pid: Int32)
+    /// This process's CPU time, user and system, in microseconds (NaN when it cannot be read).
+    static func cpuMicroseconds() -> Double
+    /// CLOCK_MONOTONIC in nanoseconds, or nil.
+    static func monotonicNanoseconds() -> UInt64?
+    /// /proc's clock ticks per second, or nil.
+    static var clockTicksPerSecond: Double? { get }
+}
