@@ -121,47 +121,14 @@ final class CurlTransportTests: XCTestCase {
     /// Requests cancelled as they complete, 64 at a time, at least 10,000 of them: no crash, no stall, no transfer
     /// left behind (FoundationNetworking could crash the process on this: "a task that in not in the registry").
     func testTenThousandCancellationsLeaveNothingBehind() throws {
-        let transport = try CurlTransport()
-        let request = HTTPRequest(method: "GET", url: server.url("/v2/staff"))
-        let outcomes = Locked((answered: 0, cancelled: 0, afterwards: 0))
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            await withTaskGroup(of: Void.self) { group in
-                for worker in 0..<64 {
-                    group.addTask {
-                        var random = SystemRandomNumberGenerator()
-                        for round in 0..<157 {
-                            let call = Task { try await transport.send(request) }
-                            // From before the request goes out to well after its answer: 0-10 ms of spinning, never a
-                            // sleep (64 spinning workers keep both cores busy, so an answer takes longer than alone).
-                            let spin = (worker + round) % 8 == 0 ? 0 : UInt64.random(in: 0...10_000_000, using: &random)
-                            let until = DispatchTime.now().uptimeNanoseconds + spin
-                            while DispatchTime.now().uptimeNanoseconds < until { await Task.yield() }
-                            call.cancel()
-                            let answered = (try? await call.value) != nil
-                            outcomes.withLock { answered ? ($0.answered += 1) : ($0.cancelled += 1) }
-                        }
-                    }
-                }
-            }
-            let status = (try? await transport.send(request))?.status ?? 0
-            outcomes.withLock { $0.afterwards = status }
-            done.signal()
-        }
-        var ended = 0
-        var still = 0
-        while done.wait(timeout: .now() + 1) == .timedOut {
-            let now = outcomes.withLock { $0.answered + $0.cancelled }
-            still = now == ended ? still + 1 : 0
-            ended = now
-            if still >= 20 { fatalError("the transport stalled: no request ended for 20 s, after \(ended) raced requests") }
-        }
-        let (answered, cancelled, afterwards) = outcomes.withLock { ($0.answered, $0.cancelled, $0.afterwards) }
-        XCTAssertEqual(answered + cancelled, 64 * 157)
-        print("cancellation race: \(answered) answered, \(cancelled) cancelled")
-        XCTAssertGreaterThan(answered, 0)
-        XCTAssertGreaterThan(cancelled, 0)
-        XCTAssertEqual(afterwards, 200)
+        // From before the request goes out to well after its answer: 0-10 ms of spinning (64 spinning workers keep
+        // both cores busy, so an answer takes longer than alone).
+        let race = CancellationRace(rounds: 157, maxSpin: 10_000_000)
+        let outcome = race.run(try CurlTransport(), HTTPRequest(method: "GET", url: server.url("/v2/staff")))
+        XCTAssertEqual(outcome.answered + outcome.cancelled, 64 * 157)
+        XCTAssertGreaterThan(outcome.answered, 0)
+        XCTAssertGreaterThan(outcome.cancelled, 0)
+        XCTAssertEqual(outcome.afterwards, 200)
         // Every transfer ended and was freed (its easy handle with it); a little time for the last releases.
         let deadline = Date().addingTimeInterval(10)
         while CurlTransfer.alive.withLock({ $0 }) > 0, Date() < deadline { usleep(10_000) }
