@@ -187,10 +187,7 @@ final class EventWatcherStreamTests: XCTestCase {
         let watcher = h.api.eventWatcher(h.options(streamIdleTimeout: 45))
         let run = h.start(watcher)
         // Until its first bytes the start deadline counts; then the idle limit, from the last byte.
-        await h.until("the start watch") { h.clock.pending == [10] }
-        live.send(": open\n\n")
-        await h.until("the first bytes read") { live.reads == 2 }
-        h.clock.advance(10)
+        await firstBytesThenStartWatchEnds(h, live)
         await h.until("the idle watch") { h.clock.pending == [35] }
         h.clock.advance(30)
         live.send(": keep-alive\n\n")
@@ -210,6 +207,14 @@ final class EventWatcherStreamTests: XCTestCase {
         XCTAssertEqual(h.log.errors, [])
     }
 
+    /// The stream's first bytes come at once, while the 10 s start watch waits; then the test lets that wait end.
+    private func firstBytesThenStartWatchEnds(_ h: FeedHarness, _ live: LiveBody) async {
+        await h.until("the start watch") { h.clock.pending == [10] }
+        live.send(": open\n\n")
+        await h.until("the first bytes read") { live.reads == 2 }
+        h.clock.advance(10)
+    }
+
     /// The server's announced heartbeat sets the idle limit: twice it plus 2 s (a half-open connection is noticed
     /// that soon), never more than `streamIdleTimeout`.
     func testTheAnnouncedHeartbeatSetsTheIdleLimit() async {
@@ -218,10 +223,7 @@ final class EventWatcherStreamTests: XCTestCase {
         h.transport.addStreams([.open(live, heartbeat: 15)])
         let watcher = h.api.eventWatcher(h.options(streamIdleTimeout: 45))
         let run = h.start(watcher)
-        await h.until("the start watch") { h.clock.pending == [10] }
-        live.send(": open\n\n")
-        await h.until("the first bytes read") { live.reads == 2 }
-        h.clock.advance(10)
+        await firstBytesThenStartWatchEnds(h, live)
         await h.until("the idle watch") { h.clock.pending == [22] }
         h.clock.advance(22)
         await h.until("the connection closed") { live.closedByReader }
