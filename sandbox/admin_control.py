@@ -93,6 +93,8 @@ async def config(request):
                     v = None if v is None else normalize_public_url(v)
                 except ValueError as e:
                     return err(400, str(e))
+            elif k == "heartbeat_announced" and v is None:
+                pass
             elif not isinstance(v, (int, float)) or v < 0:
                 return err(400, f"{k} is a number ≥ 0")
             sb.config[k] = v

@@ -107,8 +107,10 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
     pos = parse_cursor(sb, start) if start else sb.store.last_event_seq()
     # Profirest-Heartbeat announces the keep-alive interval, so a client can tell a quiet stream from a dead one.
     heartbeat = float(sb.config["heartbeat"])
+    announced = sb.config.get("heartbeat_announced")
+    announced = heartbeat if announced is None else float(announced)
     resp = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
-                                                   "X-Accel-Buffering": "no", "Profirest-Heartbeat": f"{heartbeat:g}"})
+                                                   "X-Accel-Buffering": "no", "Profirest-Heartbeat": f"{announced:g}"})
     await resp.prepare(request)
     sb.streams.add(resp)
     resp._sandbox_request = request  # noqa: SLF001 — to close its transport on a cut

@@ -30,6 +30,9 @@ DEFAULT_CONFIG = {
     "refresh_grace": 60,  # a rotated refresh token replayed this soon answers the same new tokens (a lost answer)
     "idempotency_ttl": 86400,
     "heartbeat": 15,
+    # What the stream's Profirest-Heartbeat header says; None: the heartbeat itself. The soak compresses the client's
+    # time, so it announces the heartbeat in the client's seconds.
+    "heartbeat_announced": None,
     "event_retention": 7 * 24 * 3600,
     "stream_retry_after": 300,
     "sse_retry_ms": 2000,

@@ -14,7 +14,8 @@
 //   events_stream_cuts               cuts that closed the watcher's open stream (`cuts` planned ones, plus those of
 //                                    the three-drop phases and of the cursor expiries)
 //   events_outages                   stream service down (503 + Retry-After) while a chunk was produced
-//   events_polling_phases            times three drops in a row sent the watcher to polling, seen by its polls
+//   events_polling_phases            times three connections in a row that died before their first byte sent the
+//                                    watcher to polling, seen by its polls
 //   events_cursor_resets             onReset calls (one per expiry)
 //   events_poll_requests, events_stream_connections   what the sandbox served (GET /v2/events, SSE connections)
 //   events_watcher_errors            onError calls (errors the watcher waited out)
@@ -202,16 +203,14 @@ final class EventSoakDriver {
         try await sandbox.admin("POST", "stream", ["down": false])
     }
 
-    /// Cuts each new connection at once, before it brings a keep-alive (one every `heartbeat`), until the watcher
-    /// stops reconnecting — the third drop in a row — and is seen polling; then produces a chunk for the polls.
+    /// Makes the next three connections die before their first byte (a fault that drops them), then cuts the open
+    /// stream: the watcher reconnects at once (the cut stream was healthy), meets the three dead connections in a row
+    /// (after 2 s and 4 s) and is seen polling; then produces a chunk for the polls. (Cutting a stream is no longer a
+    /// drop: the sandbox's first bytes come at once, so every connection it cuts was healthy.)
     func threeDrops(then count: Int) async throws {
         let before = try await polls()
-        for _ in 0..<6 {
-            guard try await cut() else { break }
-            // Reconnection comes after 2 s or 4 s of the watcher's time; not within 20 s means it is polling.
-            let reconnected = try await wait(EventSoakClock.real(20)) { try await openStreams() > 0 }
-            if !reconnected { break }
-        }
+        try await sandbox.admin("POST", "faults", ["method": "GET", "path": "/v2/events/stream", "count": 3, "action": "drop_before"])
+        _ = try await cut()
         try await produce(count)
         if try await wait(EventSoakClock.real(60), until: { try await polls() > before && !watcher.isStreaming }) {
             pollingPhases += 1
@@ -272,9 +271,10 @@ func soakEvents(_ sandbox: Sandbox, events: Int, cuts: Int, outages: Int, storag
 func eventSoakSettings(_ sandbox: Sandbox) async throws -> @Sendable () async throws -> Void {
     let heartbeat = (try await sandbox.admin("GET", "config"))["heartbeat"] as? Double ?? 15
     let retryAfter = (try await sandbox.admin("POST", "stream", [:]))["retry_after"] as? Int ?? 300
-    try await sandbox.admin("POST", "config", ["heartbeat": EventSoakClock.real(15)])
+    // The heartbeat in real seconds, announced in the watcher's (its idle limit counts in the watcher's time).
+    try await sandbox.admin("POST", "config", ["heartbeat": EventSoakClock.real(15), "heartbeat_announced": 15])
     return {
-        try await sandbox.admin("POST", "config", ["heartbeat": heartbeat])
+        try await sandbox.admin("POST", "config", ["heartbeat": heartbeat, "heartbeat_announced": NSNull()])
         try await sandbox.admin("POST", "stream", ["retry_after": retryAfter])
     }
 }

@@ -104,7 +104,8 @@ def test_sse_ids_resume_and_heartbeat(api, pos):
     s = Stream(api, pos)
     assert s.resp.status_code == 200 and s.resp.headers["Content-Type"].startswith("text/event-stream")
     assert s.resp.headers["Profirest-Request-Id"].startswith("req_")
-    assert s.next() == ["retry: 2000"]
+    assert s.resp.headers["Profirest-Heartbeat"] == "0.3", "the stream announces its heartbeat"
+    assert s.next() == ["retry: 2000", ": open"], "the first bytes come at once"
     punch(api, pos)
     f = s.next_event()
     fields = dict(l.split(": ", 1) for l in f)
@@ -124,7 +125,7 @@ def test_sse_ids_resume_and_heartbeat(api, pos):
 
 def test_stream_down_and_cut(api, pos):
     s = Stream(api, pos)
-    assert s.next() == ["retry: 2000"]
+    assert s.next() == ["retry: 2000", ": open"]
     assert api.admin("POST", "/stream/cut", {})["cut"] == 1
     assert s.next() is None  # the stream ended
     api.admin("POST", "/stream", {"down": True, "retry_after": 120})
@@ -144,7 +145,7 @@ def test_catalog_changes_and_unpairing_are_events(api, pos):
     assert products["prod_gulas"]["available"] is False and products["prod_smazak"]["available"] is True
     kds = api.token("profirest-kds")
     s = Stream(api, kds["access_token"])
-    assert s.next() == ["retry: 2000"]
+    assert s.next() == ["retry: 2000", ": open"]
     api.admin("DELETE", f"/devices/{kds['device_id']}")
     assert s.next_event() is None or s.next() is None  # the unpaired device's stream ends
     types = [e["type"] for e in api.call("GET", "/v2/events", pos, params={"cursor": start}).json()["data"]]
@@ -154,7 +155,7 @@ def test_catalog_changes_and_unpairing_are_events(api, pos):
 def test_synthetic_events_in_bulk(api, pos):
     start = api.call("GET", "/v2/events", pos).json()["next_cursor"]
     s = Stream(api, pos, headers={"Last-Event-ID": start})
-    assert s.next() == ["retry: 2000"]
+    assert s.next() == ["retry: 2000", ": open"]
     out = api.admin("POST", "/events", {"count": 150, "type": "catalog.updated", "restaurant_id": "11"})
     assert len(out["ids"]) == len(set(out["ids"])) == 150 and out["restaurant_id"] == "11"
     # the open stream is woken and gets every one, in order, each with the cursor after it

@@ -13,7 +13,8 @@ RUN_STEPS = ROOT / "scripts" / "run-steps.sh"
 SUMMARY = re.compile(r"^(\S+: )?(\d+) passed, (\d+) failed$")  # the closing line CI reads
 # A make started by these tests is a top-level make, also when the tests run under `make tools-test` (a sub-make
 # would print "make[1]: Leaving directory …" after the summary).
-CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")}
+# make exports the variables of its command line (make test passes FUZZ_SEED=1 to its steps) to what its recipes run.
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", "FUZZ_SEED")}
 
 MAKEFILE = """
 ok1:
