@@ -35,6 +35,8 @@ public final class ProfirestApi: Sendable {
 
     /// A client for one connection.
     ///
+    /// - Parameter options: the address, your client_id, the token storage, retries and the rest; see ``Options``.
+    ///
     /// ```swift
     /// let api = ProfirestApi(options: .init(baseURL: "http://127.0.0.1:8080"))
     /// ```
