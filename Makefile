@@ -63,8 +63,9 @@ build:
 ## docs: the DocC documentation of ProfirestAPI in .build/docs, a static site whose root redirects to
 ## /documentation/profirestapi/ (tools/docs_index.py, which ends the run by printing how to serve it:
 ## `python3 -m http.server -d .build/docs 8000`, then http://127.0.0.1:8000/).
-## Fails when a public symbol has no doc comment (tools/check_docs.py), a ``Symbol`` link is broken, or a folder of the
-## library uses a type of a folder above it (tools/check_layers.py). Regenerates
+## Fails when a public symbol has no doc comment, or a public function with parameters outside Generated/ lacks its
+## `- Parameters:`, `- Returns:` or `- Throws:` section (tools/check_docs.py), a ``Symbol`` link is broken, or a folder
+## of the library uses a type of a folder above it (tools/check_layers.py). Regenerates
 ## the articles' snippet test first (snippets), so that the next test build compiles what the articles show.
 ## dump-symbol-graph shares the build of `make build`; on Linux it exits 1 because it also tries the synthesized
 ## test-runner modules (<package>PackageTests, <package>PackageDiscoveredTests), which it cannot load — that error is

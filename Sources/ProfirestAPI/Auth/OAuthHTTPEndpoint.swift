@@ -7,9 +7,16 @@ import Foundation
 /// `ProfirestOAuthError`; every other failure the pipeline's `ProfirestAPIError` (`network_error`, `timeout`,
 /// a problem+json, `unexpected_redirect`).
 ///
-/// No automatic retries here, on purpose: a refresh whose answer was lost may already have spent the single-use
-/// refresh token, and sending it again would be answered `invalid_grant` — an unpairing. The pairing loop waits
-/// out outages itself, and a failed refresh fails only the request that needed it.
+/// One attempt per call: this type never retries, and each caller decides whether to send again.
+/// - A refresh is sent again after a retryable failure (network_error, timeout, a 5xx, 429 rate_limited), after the
+///   waits of `TokenRefresher.Settings.refreshRetryDelays` (1 s, then 2 s), by `RefreshStep.requestTokens`. That is
+///   safe although the refresh token is single-use: when the server rotated it and the answer was lost, the contract
+///   has it answer a replay of the just-rotated token (within 60 s, while its successor is unused) with the same new
+///   tokens. When the retries are used up, the refresh fails only the request that needed it; the tokens are kept.
+/// - A revocation is retried by the client's retry table (`GrantRevocation`).
+/// - The pairing loop waits out outages itself, until the code expires.
+/// - An authorization code (partner consent) is sent once per `completeAuthorization`; after a network failure the
+///   consent stays pending, and the app may complete the same callback again.
 struct OAuthHTTPEndpoint: OAuthEndpoint {
     let transport: any HTTPTransport
     let base: Result<APIBase, ProfirestUsageError>

@@ -20,6 +20,11 @@ public enum OfflineApprovals {
 
     /// True when `pin` passes the manager's 8-bit typo check.
     ///
+    /// - Parameters:
+    ///   - approval: the manager's `offline_approval` from the staff list (salt, iterations, check).
+    ///   - pin: the PIN the manager typed; it is never stored.
+    /// - Returns: true when the PIN passes the check; false when it does not, or the approval data is unusable.
+    ///
     /// ```swift
     /// guard OfflineApprovals.verifyPin(data, pin: pin) else { askAgain() }
     /// ```
@@ -31,6 +36,14 @@ public enum OfflineApprovals {
     /// The `approval_signature` for `receipt`, whose `offline_approval` names the manager, time and reason:
     /// base64url (no padding) of HMAC-SHA256(key, `message(receipt)`). Throws when the PIN fails the check, the
     /// receipt has no `offline_approval`, or the approval data is unusable.
+    ///
+    /// - Parameters:
+    ///   - approval: the manager's `offline_approval` from the staff list (salt, iterations, check).
+    ///   - pin: the PIN the manager typed; it is never stored.
+    ///   - receipt: the receipt to approve, its `offlineApproval` set (employee, reason, `approvedAt`).
+    /// - Returns: the `approval_signature`, to set on the receipt's `offlineApproval`.
+    /// - Throws: ``ProfirestUsageError`` when the PIN fails the check, the receipt has no `offlineApproval`, or the
+    ///   approval data is unusable (reload the staff list).
     ///
     /// ```swift
     /// receipt.offlineApproval?.approvalSignature = try OfflineApprovals.sign(data, pin: pin, receipt: receipt)
@@ -47,6 +60,10 @@ public enum OfflineApprovals {
 
     /// The signed text: `profirest-offline-approval/1`, receipt id, employee_id, approved_at, reason, total amount in
     /// minor units, total currency — joined by line feeds, without a trailing one. Throws without `offline_approval`.
+    ///
+    /// - Parameter receipt: the receipt, its `offlineApproval` set.
+    /// - Returns: the text the signature is computed over.
+    /// - Throws: ``ProfirestUsageError`` when the receipt has no `offlineApproval`.
     ///
     /// ```swift
     /// let text = try OfflineApprovals.message(receipt)

@@ -51,6 +51,14 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
 
     /// A pairing to resume, rebuilt from values the app saved itself.
     ///
+    /// - Parameters:
+    ///   - deviceCode: the secret code the device polls with.
+    ///   - userCode: the code the manager types, such as `KXCB-TQPW`.
+    ///   - verificationURI: where the manager enters the code.
+    ///   - verificationURIComplete: the same address with the code in it (for a QR code).
+    ///   - interval: the seconds to wait between two polls.
+    ///   - expiresAt: when the code stops working.
+    ///
     /// ```swift
     /// PairingState(
     ///     deviceCode: dc, userCode: "KXCB-TQPW", verificationURI: uri, verificationURIComplete: full, interval: 5,
@@ -79,6 +87,10 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
 
     /// Reads the snake_case form written by `encode(to:)`.
     ///
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` when a member is missing or has the wrong type, or `expires_at` is not an RFC 3339
+    ///   date.
+    ///
     /// ```swift
     /// try JSONDecoder().decode(PairingState.self, from: data)
     /// ```
@@ -95,6 +107,9 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
     }
 
     /// Writes snake_case keys and an RFC 3339 `expires_at`.
+    ///
+    /// - Parameter encoder: the encoder to write to.
+    /// - Throws: what the encoder throws (`EncodingError`).
     ///
     /// ```swift
     /// try JSONEncoder().encode(state)

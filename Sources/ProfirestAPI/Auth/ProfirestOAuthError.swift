@@ -25,6 +25,10 @@ public struct ProfirestOAuthError: Error, Sendable, Hashable, CustomStringConver
 
     /// An OAuth error with its RFC 6749 code, for tests and for apps that report one of their own.
     ///
+    /// - Parameters:
+    ///   - error: the RFC 6749 error code, such as `access_denied` or `invalid_grant`.
+    ///   - detail: text for a person about this occurrence; nil for the code's own sentence.
+    ///
     /// ```swift
     /// throw ProfirestOAuthError(error: "access_denied", detail: "The manager refused the code.")
     /// ```

@@ -41,6 +41,13 @@ public struct StaffInfo: Sendable, Hashable {
 
     /// An employee's session as the app sees it, for previews and tests of views that show it.
     ///
+    /// - Parameters:
+    ///   - employeeID: the employee's id, such as `emp_1`.
+    ///   - name: the employee's name.
+    ///   - role: the role, such as `manager` or `waiter`.
+    ///   - restaurantID: the restaurant the session belongs to.
+    ///   - expiresAt: when the session ends without further requests.
+    ///
     /// ```swift
     /// StaffInfo(employeeID: "emp_1", name: "Jana", role: "manager", restaurantID: "11", expiresAt: end)
     /// ```

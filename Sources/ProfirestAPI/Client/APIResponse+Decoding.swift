@@ -4,6 +4,11 @@ extension APIResponse {
     /// The body decoded as `T` (a model, `JSONValue`, `Data`; an optional for an empty body), with the library's
     /// rules for dates and nullable members.
     ///
+    /// - Parameter type: the type to decode the body as; left out, the annotation gives it.
+    /// - Returns: the body as `T`; nil for an empty body when `T` is an optional.
+    /// - Throws: ``ProfirestAPIError`` `invalid_response` when the body is not a `T`, its detail naming the JSON path
+    ///   that failed.
+    ///
     /// ```swift
     /// let customer: Customer = try r.decode()
     /// ```

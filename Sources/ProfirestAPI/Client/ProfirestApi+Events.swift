@@ -6,6 +6,10 @@ import Foundation
 extension ProfirestApi {
     /// Starts reading the event feed in the background; cancel the task to stop. See ``EventWatcher`` for the rules.
     ///
+    /// - Parameter options: what to read (restaurant, event types) and what to do with it (`onEvents`, `onReset`,
+    ///   `onError`).
+    /// - Returns: the task that reads until it is cancelled.
+    ///
     /// ```swift
     /// let feed = api.watchEvents(.init(restaurantID: rid, onEvents: { _ in await reloadBoard() })); feed.cancel()
     /// ```
@@ -15,6 +19,10 @@ extension ProfirestApi {
     }
 
     /// A reader of the event feed to drive yourself: `run()`, `once()`, `stop()`, `isStreaming`.
+    ///
+    /// - Parameter options: what to read (restaurant, event types) and what to do with it (`onEvents`, `onReset`,
+    ///   `onError`).
+    /// - Returns: a reader that has not started yet.
     ///
     /// ```swift
     /// try await api.eventWatcher(.init(restaurantID: rid, onEvents: { events in try await sync(events) })).once()

@@ -76,6 +76,18 @@ extension ProfirestApi {
     /// Starts pairing this device: show `userCode`, then `try await pairing.connected()`. Needs `clientID`
     /// (else `ProfirestUsageError`); `devicePlatform` defaults to the platform this runs on.
     ///
+    /// - Parameters:
+    ///   - scope: what the device will do, as scopes separated by spaces (`kitchen:read orders:write`); the manager
+    ///     sees the list.
+    ///   - deviceName: the name the manager sees, such as `Kitchen 1`; nil sends none.
+    ///   - devicePlatform: `ios`, `macos`, `linux`…; nil sends the platform this runs on.
+    ///   - appVersion: your app's version, shown with the device; nil sends none.
+    /// - Returns: the pairing in progress: show its `userCode` and `verificationURI`, then wait with `connected()`.
+    /// - Throws: ``ProfirestUsageError`` without a `clientID` or with an unusable `baseURL` (nothing is sent);
+    ///   ``ProfirestOAuthError`` when the server refuses to start (such as `invalid_scope`); ``ProfirestAPIError`` when
+    ///   no answer comes (`network_error`, `timeout`) or the server fails; `CancellationError` when the task is
+    ///   cancelled.
+    ///
     /// ```swift
     /// let pairing = try await api.pair(scope: "kitchen:read", deviceName: "KDS", appVersion: "2.3.0")
     /// ```
@@ -88,6 +100,10 @@ extension ProfirestApi {
     }
 
     /// Continues a pairing from its saved `pairing.state` (e.g. after the app was terminated).
+    ///
+    /// - Parameter state: the ``Pairing/state`` you saved, decoded.
+    /// - Returns: the pairing, ready for `connected()`; it goes on waiting for the same code.
+    /// - Throws: ``ProfirestUsageError`` without a `clientID` or with an unusable `baseURL`.
     ///
     /// ```swift
     /// let pairing = try api.resumePairing(savedState)
@@ -143,6 +159,15 @@ extension ProfirestApi {
 
     /// The consent page's address; the PKCE verifier and state wait in the storage until the callback.
     ///
+    /// - Parameters:
+    ///   - redirectURI: the redirect URI registered for your client, where the browser comes back with the answer.
+    ///   - scope: what your application asks the owner for, as scopes separated by spaces.
+    ///   - prompt: `consent` to ask the owner again although they agreed before (`login` and `none` as the reference
+    ///     gives them); nil sends none.
+    /// - Returns: the address of the consent page, to open in the owner's browser.
+    /// - Throws: ``ProfirestUsageError`` without a `clientID`, with an empty `redirectURI` or an unusable `baseURL`;
+    ///   ``StorageError`` when the consent in progress cannot be stored.
+    ///
     /// ```swift
     /// let url = try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "orders:read")
     /// ```
@@ -153,6 +178,14 @@ extension ProfirestApi {
 
     /// Finishes the consent from the callback URL: checks `state` and `iss`, exchanges the code for tokens, and
     /// answers with the new connection.
+    ///
+    /// - Parameter callbackURL: the URL the browser was sent back to, with its query (or fragment) as it came.
+    /// - Returns: the new connection (`GET /v2/connection`): the restaurants and scopes the owner granted.
+    /// - Throws: ``ProfirestOAuthError`` when the owner said no (`access_denied`) or the callback is refused
+    ///   (`invalid_state`, `invalid_issuer`, `invalid_grant`); ``ProfirestAPIError`` when no answer comes
+    ///   (`network_error`, `timeout`: the consent stays in place, so the same callback can be completed again) or the
+    ///   server fails; ``ProfirestUsageError`` without a `clientID`; ``StorageError`` when the stored state cannot be
+    ///   read or written; `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// let connection = try await api.completeAuthorization(callbackURL)
@@ -165,6 +198,14 @@ extension ProfirestApi {
     }
 
     /// Finishes the consent from the callback's parameters (`code`, `state`, `iss` or `error`), e.g. on a server.
+    ///
+    /// - Parameter parameters: the callback's query parameters, decoded: `code`, `state` and `iss`, or `error`.
+    /// - Returns: the new connection (`GET /v2/connection`): the restaurants and scopes the owner granted.
+    /// - Throws: ``ProfirestOAuthError`` when the owner said no (`access_denied`) or the callback is refused
+    ///   (`invalid_state`, `invalid_issuer`, `invalid_grant`); ``ProfirestAPIError`` when no answer comes
+    ///   (`network_error`, `timeout`: the consent stays in place, so the same callback can be completed again) or the
+    ///   server fails; ``ProfirestUsageError`` without a `clientID`; ``StorageError`` when the stored state cannot be
+    ///   read or written; `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// try await api.completeAuthorization(parameters: ["code": c, "state": s, "iss": i])

@@ -136,6 +136,31 @@ extension ProfirestApi {
 
         /// Options for a client; every one left out has the default the reference's table gives.
         ///
+        /// - Parameters:
+        ///   - baseURL: the API address, `https://api.mujprofirest.cz` by default; `http://127.0.0.1:8080` for the
+        ///     sandbox.
+        ///   - clientID: your client_id, which pairing and consent need; nil for a fixed `accessToken` or public
+        ///     endpoints.
+        ///   - clientSecret: the secret of a confidential client on a server; never in an app on a device.
+        ///   - accessToken: a fixed access token from elsewhere, sent as it is and never refreshed.
+        ///   - language: the language of error titles, `cs` by default; nil sends no Accept-Language.
+        ///   - storage: where the connection's state lives, in memory by default (gone when the process ends).
+        ///   - storageKey: the key the state is stored under; nil means `profirest-api:<clientID>`.
+        ///   - retries: how many times a retryable failure is retried, 3 by default.
+        ///   - retryDelay: the first wait before a retry in seconds, 1 by default; it doubles up to 30 s.
+        ///   - maxRetryWait: the longest Retry-After the library waits in seconds, 30 by default.
+        ///   - timeout: the limit of one attempt in seconds, body included, 30 by default.
+        ///   - refreshMargin: how many seconds before expiry the access token is refreshed, 60 by default.
+        ///   - onUnpaired: called when the pairing is lost; nil for nothing.
+        ///   - onStaffExpired: called once when the staff session ends by itself; nil for nothing.
+        ///   - transport: your own transport; nil for the platform's (``CurlTransport`` on Linux,
+        ///     ``URLSessionTransport`` elsewhere).
+        ///   - clock: the clock for Retry-After dates, token expiry and the staff session's end; nil means `Date()`.
+        ///   - sleep: how to wait between attempts and until the staff session's end; nil means `Task.sleep`.
+        ///   - observer: hears what the library does, as redacted ``ProfirestEvent``s; nil costs nothing.
+        ///   - trustedCertificates: certificate authorities the default transport trusts besides the system's; nil for
+        ///     the system's alone.
+        ///
         /// ```swift
         /// ProfirestApi.Options(clientID: "profirest-dochazka", storage: FileTokenStorage(path: "tokens.json"))
         /// ```

@@ -5,6 +5,15 @@ extension ProfirestApi {
     /// parameter, verbatim. The walk ends after a page without `next_cursor` or an empty page; nothing more is
     /// fetched once you stop iterating or your task is cancelled.
     ///
+    /// - Parameters:
+    ///   - path: the list's path, relative to `/v2` (`/restaurants/11/staff`).
+    ///   - type: the page model to decode each page as, such as `StaffMemberPage` (or `Page<Item>`).
+    ///   - options: what the requests do differently: the list's query parameters (filters, `limit`), staff token,
+    ///     retries…
+    /// - Returns: the pages in order, as an asynchronous sequence that throws what a request throws
+    ///   (``ProfirestAPIError``, ``ProfirestUsageError``, ``StorageError``, `CancellationError`), and
+    ///   `invalid_response` when the server gives the same `next_cursor` twice.
+    ///
     /// ```swift
     /// for try await page in api.pages("/restaurants/11/attendance/presence", as: AttendancePresencePage.self) { print(page.data) }
     /// ```
@@ -35,6 +44,18 @@ extension ProfirestApi {
     }
 
     /// Every item of a list, all pages joined.
+    ///
+    /// - Parameters:
+    ///   - path: the list's path, relative to `/v2` (`/restaurants/11/staff`).
+    ///   - type: the type of one item; left out, the annotation gives it.
+    ///   - options: what the requests do differently: the list's query parameters (filters, `limit`), staff token,
+    ///     retries…
+    /// - Returns: every item of every page, in order.
+    /// - Throws: ``ProfirestAPIError`` when a page's request fails — decide by its `code` (`not_found`,
+    ///   `insufficient_scope`, `not_paired`, `network_error`…; `invalid_response` when a page does not decode or the
+    ///   server gives the same `next_cursor` twice); ``ProfirestUsageError`` when the call is wrong and nothing was
+    ///   sent; ``StorageError`` when the stored state cannot be read or written; `CancellationError` when the task is
+    ///   cancelled.
     ///
     /// ```swift
     /// let staff: [StaffMember] = try await api.all("/restaurants/11/staff")

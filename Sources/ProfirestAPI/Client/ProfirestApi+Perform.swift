@@ -1,7 +1,8 @@
 import Foundation
 
 extension ProfirestApi {
-    /// The single entry point of every call (see the top of ProfirestApi.swift).
+    /// Encodes the body, runs the request (`execute`) and decodes the answer as `T`: the way in for most requests,
+    /// though not all (see the top of ProfirestApi.swift).
     func perform<T: Decodable>(
         _ method: String, path: String, query: [String: QueryValue], body: RequestBody?, options: RequestOptions,
         as type: T.Type

@@ -10,6 +10,17 @@ extension ProfirestApi {
 
     /// Reads a resource and decodes it as the type you ask for; failures are `ProfirestAPIError`s with a code.
     ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - type: the type to decode the answer as; left out, the annotation gives it.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer decoded as `T`.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
+    ///   `insufficient_scope`, `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not a
+    ///   `T`); ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in
+    ///   front); ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task
+    ///   is cancelled.
+    ///
     /// ```swift
     /// let catalog: Catalog = try await api.get("/restaurants/11/catalog")
     /// ```
@@ -18,6 +29,15 @@ extension ProfirestApi {
     }
 
     /// Reads a resource as JSON, for a quick look or a shape without a model; nil when the answer has no body.
+    ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
+    ///   `insufficient_scope`, `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is
+    ///   wrong and nothing was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens
+    ///   cannot be read or written; `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// let connection = try await api.get("/connection")
@@ -28,6 +48,15 @@ extension ProfirestApi {
     }
 
     /// Downloads a resource's raw bytes (a backup, an export) without decoding; nil when the answer has no body.
+    ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the body's bytes as they came, or nil when it is empty.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
+    ///   `insufficient_scope`, `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is
+    ///   wrong and nothing was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens
+    ///   cannot be read or written; `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// let bytes = try await api.getData("/restaurants/11/backups/b1/content")
@@ -40,6 +69,19 @@ extension ProfirestApi {
 
     /// Creates something and decodes the answer as `T`; an Idempotency-Key makes a retry safe to repeat.
     ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a dictionary or array literal (sent as JSON), or `.data` or `.text` with a content type; nil sends
+    ///     none.
+    ///   - type: the type to decode the answer as; left out, the annotation gives it.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer decoded as `T`.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `idempotency_key_reused`, `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not
+    ///   a `T`); ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in
+    ///   front); ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task
+    ///   is cancelled.
+    ///
     /// ```swift
     /// let r: Tab = try await api.post("/restaurants/11/tabs", body: ["name": "Stůl 4"])
     /// ```
@@ -50,6 +92,18 @@ extension ProfirestApi {
     }
 
     /// Creates something from a model (sent as JSON) and decodes the answer as `T`, with an Idempotency-Key.
+    ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a model, sent as JSON.
+    ///   - type: the type to decode the answer as; left out, the annotation gives it.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer decoded as `T`.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `idempotency_key_reused`, `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not
+    ///   a `T`); ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in
+    ///   front, or a body that cannot be encoded as JSON); ``StorageError`` when the stored tokens cannot be read or
+    ///   written; `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// let punch: AttendancePunch = try await api.post(path, body: punchCreate)
@@ -62,6 +116,17 @@ extension ProfirestApi {
 
     /// Creates something and returns the answer as JSON; an Idempotency-Key makes a retry safe to repeat.
     ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a dictionary or array literal (sent as JSON), or `.data` or `.text` with a content type; nil sends
+    ///     none.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `idempotency_key_reused`, `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is
+    ///   wrong and nothing was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens
+    ///   cannot be read or written; `CancellationError` when the task is cancelled.
+    ///
     /// ```swift
     /// try await api.post("/restaurants/\(rid)/backups", body: .data(zip, contentType: "application/zip"))
     /// ```
@@ -71,6 +136,17 @@ extension ProfirestApi {
     }
 
     /// Creates something from a model (sent as JSON) and returns the answer as JSON, with an Idempotency-Key.
+    ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a model, sent as JSON.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `idempotency_key_reused`, `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is
+    ///   wrong and nothing was sent (such as a path with `/v2` in front, or a body that cannot be encoded as JSON);
+    ///   ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task is
+    ///   cancelled.
     ///
     /// ```swift
     /// try await api.post("/restaurants/\(rid)/quotes", body: quote)
@@ -84,6 +160,19 @@ extension ProfirestApi {
 
     /// Replaces a resource and decodes the answer as `T`; retried by the rules, as PUT is idempotent.
     ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a dictionary or array literal (sent as JSON), or `.data` or `.text` with a content type; nil sends
+    ///     none.
+    ///   - type: the type to decode the answer as; left out, the annotation gives it.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer decoded as `T`.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…;
+    ///   `invalid_response` when the answer is not a `T`); ``ProfirestUsageError`` when the call is wrong and nothing
+    ///   was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens cannot be read or
+    ///   written; `CancellationError` when the task is cancelled.
+    ///
     /// ```swift
     /// let c: Customer = try await api.put("/customers/c1", body: ["name": "Jana"])
     /// ```
@@ -94,6 +183,18 @@ extension ProfirestApi {
     }
 
     /// Replaces a resource with a model (sent as JSON) and decodes the answer as `T`.
+    ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a model, sent as JSON.
+    ///   - type: the type to decode the answer as; left out, the annotation gives it.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer decoded as `T`.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…;
+    ///   `invalid_response` when the answer is not a `T`); ``ProfirestUsageError`` when the call is wrong and nothing
+    ///   was sent (such as a path with `/v2` in front, or a body that cannot be encoded as JSON); ``StorageError`` when
+    ///   the stored tokens cannot be read or written; `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// let c: Customer = try await api.put("/customers/c1", body: update)
@@ -106,6 +207,18 @@ extension ProfirestApi {
 
     /// Replaces a resource and returns the answer as JSON.
     ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a dictionary or array literal (sent as JSON), or `.data` or `.text` with a content type; nil sends
+    ///     none.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…);
+    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front);
+    ///   ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task is
+    ///   cancelled.
+    ///
     /// ```swift
     /// try await api.put("/customers/c1", body: ["name": "Jana"])
     /// ```
@@ -115,6 +228,17 @@ extension ProfirestApi {
     }
 
     /// Replaces a resource with a model (sent as JSON) and returns the answer as JSON.
+    ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a model, sent as JSON.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…);
+    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front, or a
+    ///   body that cannot be encoded as JSON); ``StorageError`` when the stored tokens cannot be read or written;
+    ///   `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// try await api.put("/customers/c1", body: update)
@@ -128,6 +252,19 @@ extension ProfirestApi {
 
     /// Changes part of a resource and decodes the answer as `T`; pair it with `ifMatch` to avoid lost updates.
     ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a dictionary or array literal (sent as JSON), or `.data` or `.text` with a content type; nil sends
+    ///     none.
+    ///   - type: the type to decode the answer as; left out, the annotation gives it.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer decoded as `T`.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…;
+    ///   `invalid_response` when the answer is not a `T`); ``ProfirestUsageError`` when the call is wrong and nothing
+    ///   was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens cannot be read or
+    ///   written; `CancellationError` when the task is cancelled.
+    ///
     /// ```swift
     /// let c: Customer = try await api.patch("/customers/c1", body: ["name": "Jana"])
     /// ```
@@ -138,6 +275,18 @@ extension ProfirestApi {
     }
 
     /// Changes part of a resource from a model (sent as JSON) and decodes the answer as `T`.
+    ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a model, sent as JSON.
+    ///   - type: the type to decode the answer as; left out, the annotation gives it.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer decoded as `T`.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…;
+    ///   `invalid_response` when the answer is not a `T`); ``ProfirestUsageError`` when the call is wrong and nothing
+    ///   was sent (such as a path with `/v2` in front, or a body that cannot be encoded as JSON); ``StorageError`` when
+    ///   the stored tokens cannot be read or written; `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// let c: Customer = try await api.patch("/customers/c1", body: update)
@@ -150,6 +299,18 @@ extension ProfirestApi {
 
     /// Changes part of a resource and returns the answer as JSON; pair it with `ifMatch` to avoid lost updates.
     ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a dictionary or array literal (sent as JSON), or `.data` or `.text` with a content type; nil sends
+    ///     none.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…);
+    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front);
+    ///   ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task is
+    ///   cancelled.
+    ///
     /// ```swift
     /// try await api.patch("/customers/c1", body: ["name": "Jana"], options: .init(ifMatch: etag))
     /// ```
@@ -159,6 +320,17 @@ extension ProfirestApi {
     }
 
     /// Changes part of a resource from a model (sent as JSON) and returns the answer as JSON.
+    ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a model, sent as JSON.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
+    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…);
+    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front, or a
+    ///   body that cannot be encoded as JSON); ``StorageError`` when the stored tokens cannot be read or written;
+    ///   `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// try await api.patch("/customers/c1", body: update)
@@ -172,6 +344,17 @@ extension ProfirestApi {
 
     /// Deletes a resource and decodes the answer as `T`.
     ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - type: the type to decode the answer as; left out, the annotation gives it.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer decoded as `T`.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
+    ///   `precondition_failed`, `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not a
+    ///   `T`); ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in
+    ///   front); ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task
+    ///   is cancelled.
+    ///
     /// ```swift
     /// let gone: Tab = try await api.delete("/restaurants/11/tabs/t1")
     /// ```
@@ -180,6 +363,15 @@ extension ProfirestApi {
     }
 
     /// Deletes a resource; the answer as JSON, nil for the usual 204.
+    ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
+    ///   `precondition_failed`, `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is
+    ///   wrong and nothing was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens
+    ///   cannot be read or written; `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// try await api.delete("/restaurants/11/tabs/t1")
@@ -193,6 +385,20 @@ extension ProfirestApi {
 
     /// Sends any method and decodes the answer as `T`, for methods and paths the typed calls do not cover.
     ///
+    /// - Parameters:
+    ///   - method: the HTTP method, such as `POST` or `DELETE`.
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a dictionary or array literal (sent as JSON), or `.data` or `.text` with a content type; nil sends
+    ///     none.
+    ///   - type: the type to decode the answer as; left out, the annotation gives it.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer decoded as `T`.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
+    ///   `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not a `T`);
+    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front);
+    ///   ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task is
+    ///   cancelled.
+    ///
     /// ```swift
     /// let r: Order = try await api.request("POST", "/restaurants/11/orders", body: ["quote_id": "q1"])
     /// ```
@@ -205,6 +411,19 @@ extension ProfirestApi {
 
     /// Sends any method with a model body (as JSON) and decodes the answer as `T`.
     ///
+    /// - Parameters:
+    ///   - method: the HTTP method, such as `POST` or `DELETE`.
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a model, sent as JSON.
+    ///   - type: the type to decode the answer as; left out, the annotation gives it.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer decoded as `T`.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
+    ///   `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not a `T`);
+    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front, or a
+    ///   body that cannot be encoded as JSON); ``StorageError`` when the stored tokens cannot be read or written;
+    ///   `CancellationError` when the task is cancelled.
+    ///
     /// ```swift
     /// let r: Order = try await api.request("POST", path, body: orderCreate)
     /// ```
@@ -215,6 +434,18 @@ extension ProfirestApi {
     }
 
     /// Sends any method and returns the answer as JSON.
+    ///
+    /// - Parameters:
+    ///   - method: the HTTP method, such as `POST` or `DELETE`.
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a dictionary or array literal (sent as JSON), or `.data` or `.text` with a content type; nil sends
+    ///     none.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
+    ///   `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is wrong and nothing was
+    ///   sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens cannot be read or written;
+    ///   `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// try await api.request("DELETE", "/restaurants/11/tabs/t1")
@@ -227,6 +458,17 @@ extension ProfirestApi {
     }
 
     /// Sends any method with a model body (as JSON) and returns the answer as JSON.
+    ///
+    /// - Parameters:
+    ///   - method: the HTTP method, such as `POST` or `DELETE`.
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a model, sent as JSON.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
+    ///   `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is wrong and nothing was
+    ///   sent (such as a path with `/v2` in front, or a body that cannot be encoded as JSON); ``StorageError`` when the
+    ///   stored tokens cannot be read or written; `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// try await api.request("PUT", path, body: update)
@@ -242,6 +484,18 @@ extension ProfirestApi {
 
     /// Sends any method and returns the whole successful response, for its status and headers (ETag, Location).
     ///
+    /// - Parameters:
+    ///   - method: the HTTP method, such as `POST` or `DELETE`.
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a dictionary or array literal (sent as JSON), or `.data` or `.text` with a content type; nil sends
+    ///     none.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the successful answer: its status, headers and bytes.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
+    ///   `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is wrong and nothing was
+    ///   sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens cannot be read or written;
+    ///   `CancellationError` when the task is cancelled.
+    ///
     /// ```swift
     /// let r = try await api.send("GET", "/customers/\(id)"); let etag = r.header("ETag")
     /// ```
@@ -254,6 +508,17 @@ extension ProfirestApi {
     }
 
     /// Sends any method with a model body (as JSON) and returns the whole successful response.
+    ///
+    /// - Parameters:
+    ///   - method: the HTTP method, such as `POST` or `DELETE`.
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
+    ///   - body: a model, sent as JSON.
+    ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
+    /// - Returns: the successful answer: its status, headers and bytes.
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
+    ///   `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is wrong and nothing was
+    ///   sent (such as a path with `/v2` in front, or a body that cannot be encoded as JSON); ``StorageError`` when the
+    ///   stored tokens cannot be read or written; `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// let r = try await api.send("POST", "/restaurants/11/orders", body: orderCreate); r.header("Location")

@@ -8,6 +8,16 @@ extension ProfirestApi {
     /// Signs an employee in with a PIN or a card (`POST /v2/restaurants/{id}/staff/sessions`); later requests
     /// carry their token. A shared PIN throws `staff_ambiguous` with `candidates`: set `employeeId` and call again.
     ///
+    /// - Parameters:
+    ///   - restaurantID: the restaurant the employee works in.
+    ///   - credential: the PIN or card, and `employeeId` when a shared PIN was ambiguous.
+    /// - Returns: the session: who signed in, their role, and when it ends.
+    /// - Throws: ``ProfirestAPIError`` when the sign-in fails — decide by its `code` (`staff_credentials_invalid`,
+    ///   `staff_ambiguous` with ``ProfirestAPIError/candidates``, `staff_locked` with ``ProfirestAPIError/retryAfter``,
+    ///   `not_paired`, `network_error`…); ``ProfirestUsageError`` when the call is wrong and nothing was sent;
+    ///   ``StorageError`` when the stored state cannot be read or written; `CancellationError` when the task is
+    ///   cancelled.
+    ///
     /// ```swift
     /// try await api.signInStaff(restaurantID: rid, credential: StaffCredential(method: "pin", secret: pin))
     /// ```
@@ -22,6 +32,8 @@ extension ProfirestApi {
 
     /// Signs the employee out: forgets the session here at once, then tells the server
     /// (`DELETE /v2/staff/sessions/current`), best effort. With `token`, signs out that session instead.
+    ///
+    /// - Parameter token: the token of the session to end; nil ends the one signed in now.
     ///
     /// ```swift
     /// await api.signOutStaff()

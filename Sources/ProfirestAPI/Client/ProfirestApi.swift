@@ -1,9 +1,16 @@
-// ProfirestApi — the facade. Every call, typed or not, ends in one internal entry point,
-// `perform(_:path:query:body:options:as:)` (ProfirestApi+Perform.swift): it resolves the path against `baseURL`,
-// encodes the query and the body once, and hands the request to the pipeline, where the Idempotency-Key, the
-// tokens, the attempts and the retries happen (Pipeline/RequestPipeline.swift). The typed operations
-// (Generated/TypedOperations.swift) call the public `get`/`post`/… methods with the path parameters
-// percent-encoded.
+// ProfirestApi — the facade. It builds requests and hands them to the pipeline (Pipeline/RequestPipeline.swift), where
+// the Idempotency-Key, the tokens, the attempts and the retries happen. Its internal entry points are in
+// ProfirestApi+Perform.swift:
+// - `execute(_:path:query:body:options:)` takes an already encoded body, builds the request with `outgoing` (the path
+//   resolved against `baseURL`, the query, the headers) and runs it through `pipeline.execute`. The methods with a
+//   model body (their private `send(model:…)`), the public `send` (the whole APIResponse) and the outbox's
+//   deliveries (Outbox/OutboxDelivery.swift) call it directly.
+// - `perform(_:path:query:body:options:as:)` encodes a `RequestBody`, calls `execute` and decodes the answer. The
+//   other `get`/`post`/… methods, `request` without a model body, `pages`/`all` and the event feed's pages use it.
+// - The event stream uses `outgoing` and then `pipeline.stream` (RequestPipeline+Stream.swift, no retries).
+// The OAuth calls (pairing, consent, refresh, revocation) use none of these: Identity sends them through
+// Auth/OAuthHTTPEndpoint.swift, which runs one `Attempt` per call. The typed operations
+// (Generated/TypedOperations.swift) call the public `get`/`post`/… methods with the path parameters percent-encoded.
 import Foundation
 
 /// The Profirest API v2 client: requests, paged lists, errors and retries for one connection.
@@ -27,6 +34,8 @@ public final class ProfirestApi: Sendable {
     let identity: Identity
 
     /// A client for one connection.
+    ///
+    /// - Parameter options: the address, your client_id, the token storage, retries and the rest; see ``Options``.
     ///
     /// ```swift
     /// let api = ProfirestApi(options: .init(baseURL: "http://127.0.0.1:8080"))

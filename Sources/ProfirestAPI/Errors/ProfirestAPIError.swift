@@ -77,6 +77,20 @@ public struct ProfirestAPIError: Error, Sendable, Hashable {
 
     /// Makes an error, for a test double or a transport of your own that reports failures as the library does.
     ///
+    /// - Parameters:
+    ///   - code: the catalog code, one of the ``ErrorCode`` constants.
+    ///   - status: the HTTP status, or 0 when no answer came.
+    ///   - title: a short text to show a person.
+    ///   - detail: more about this occurrence; nil for none.
+    ///   - errors: the refused fields of a `validation_failed`, each with `pointer`, `code` and `message`.
+    ///   - candidates: the people a shared PIN could belong to, with `staff_ambiguous`.
+    ///   - existingID: the record that already exists, with the conflicts that name one.
+    ///   - retryAfter: how many seconds to wait before trying again; nil when the answer did not say.
+    ///   - retryable: whether this is a failure the library retries by itself.
+    ///   - requestID: the id the server filed the request under (`Profirest-Request-Id`).
+    ///   - problem: the whole problem+json body, with secrets blanked.
+    ///   - underlyingError: what the transport threw when no answer came; nil for an answered request.
+    ///
     /// ```swift
     /// ProfirestAPIError(code: ErrorCode.timeout, status: 0, title: "No answer in time", retryable: true)
     /// ```
@@ -100,6 +114,11 @@ public struct ProfirestAPIError: Error, Sendable, Hashable {
     }
 
     /// Equal when everything but the underlying error is (an `Error` is neither equatable nor hashable).
+    ///
+    /// - Parameters:
+    ///   - a: an error.
+    ///   - b: the error to compare it with.
+    /// - Returns: true when every member but ``underlyingError`` is equal.
     public static func == (a: ProfirestAPIError, b: ProfirestAPIError) -> Bool {
         a.code == b.code && a.status == b.status && a.title == b.title && a.detail == b.detail && a.errors == b.errors
             && a.candidates == b.candidates && a.existingID == b.existingID && a.retryAfter == b.retryAfter
@@ -107,6 +126,8 @@ public struct ProfirestAPIError: Error, Sendable, Hashable {
     }
 
     /// Hashes what equality compares.
+    ///
+    /// - Parameter hasher: the hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(status)

@@ -14,6 +14,8 @@ public struct ProfirestUsageError: Error, Sendable, Hashable, CustomStringConver
 
     /// Makes a usage error with its `message`, for code that wraps the library and refuses calls the same way.
     ///
+    /// - Parameter message: what is wrong with the call and how to fix it.
+    ///
     /// ```swift
     /// throw ProfirestUsageError("Pass a path such as /restaurants/11, not a URL.")
     /// ```

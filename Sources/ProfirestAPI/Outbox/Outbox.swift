@@ -69,6 +69,18 @@ public final class Outbox: Sendable {
     /// `path` is relative to `/v2`. The body is encoded once; every attempt sends these bytes with `idempotencyKey`
     /// (a new one when nil — keep your own with the record if you may hand the same write in again after a restart).
     ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/customers`).
+    ///   - body: a model, sent as JSON.
+    ///   - idempotencyKey: the Idempotency-Key for every attempt, 1–255 characters; nil makes a new one.
+    /// - Returns: `.delivered` with the server's answer when it was sent at once, or `.queued` with the waiting item
+    ///   when no definitive answer came (it goes out later).
+    /// - Throws: ``ProfirestAPIError`` when the server refused the write for good (such as `validation_failed`; it is
+    ///   no longer queued), or `outbox_full` when the outbox is at its capacity (nothing was queued);
+    ///   ``ProfirestUsageError`` when the path or key is wrong or the key is already in the outbox (nothing was
+    ///   queued); `EncodingError` when the model cannot be encoded; ``StorageError`` when the journal cannot be read or
+    ///   written.
+    ///
     /// ```swift
     /// let outcome = try await outbox.post("/customers", body: customer)
     /// ```
@@ -78,6 +90,17 @@ public final class Outbox: Sendable {
 
     /// Keeps a POST with a literal, JSON or raw body in the journal until the server answered it for good, as the
     /// variant for models does.
+    ///
+    /// - Parameters:
+    ///   - path: the path as the reference writes it, relative to `/v2` (`/customers`).
+    ///   - body: a dictionary or array literal (sent as JSON), or `.data` or `.text` with a content type.
+    ///   - idempotencyKey: the Idempotency-Key for every attempt, 1–255 characters; nil makes a new one.
+    /// - Returns: `.delivered` with the server's answer when it was sent at once, or `.queued` with the waiting item
+    ///   when no definitive answer came (it goes out later).
+    /// - Throws: ``ProfirestAPIError`` when the server refused the write for good (such as `validation_failed`; it is
+    ///   no longer queued), or `outbox_full` when the outbox is at its capacity (nothing was queued);
+    ///   ``ProfirestUsageError`` when the path or key is wrong or the key is already in the outbox (nothing was
+    ///   queued); ``StorageError`` when the journal cannot be read or written.
     ///
     /// ```swift
     /// try await outbox.post("/customers", body: ["name": "Jana Nováková"])
@@ -101,6 +124,16 @@ public final class Outbox: Sendable {
     /// The punch keeps its id and `occurred_at` (now, by the client's clock, when not set) and goes at once when
     /// nothing older waits; queued punches go in batches to `…/attendance/punches/batch`. It needs its `credential`:
     /// it is sent without a staff session.
+    ///
+    /// - Parameters:
+    ///   - restaurantID: the restaurant the punch is for.
+    ///   - punch: the punch, with its UUID `id`, `type` and `credential`; `occurredAt` is set to now when nil.
+    /// - Returns: `.delivered` with the recorded punch when it was sent at once, or `.queued` with the waiting item
+    ///   when no definitive answer came (it goes out later).
+    /// - Throws: ``ProfirestAPIError`` when the server refused the write for good (such as `validation_failed`; it is
+    ///   no longer queued), or `outbox_full` when the outbox is at its capacity (nothing was queued);
+    ///   ``ProfirestUsageError`` when the punch has no UUID id, an unknown type, no credential, or is already in the
+    ///   outbox (nothing was queued); ``StorageError`` when the journal cannot be read or written.
     ///
     /// ```swift
     /// try await outbox.punch(restaurantID: rid, AttendancePunchCreate(id: ProfirestApi.uuid(), type: "clock_in", credential: c))
@@ -236,6 +269,14 @@ extension ProfirestApi {
     /// The file is readable by its owner only; one file per outbox, one outbox per file. `capacity` bounds the
     /// queue: a write beyond it is refused with `outbox_full`, never dropped. `onFailure` hears of writes sent later
     /// that the server refused for good.
+    ///
+    /// - Parameters:
+    ///   - path: the journal file, readable by its owner only; it need not exist yet.
+    ///   - capacity: how many writes may wait, 10 000 by default; a write beyond it is refused with `outbox_full`.
+    ///   - onFailure: hears of writes sent later that the server refused for good; nil for nothing.
+    /// - Returns: the outbox; start `run()` to deliver what waits.
+    /// - Throws: ``StorageError`` when the journal cannot be locked (`.lockFailed`), read (`.unreadable`) or parsed
+    ///   (`.corrupt`).
     ///
     /// ```swift
     /// let outbox = try api.outbox(path: "pichacka-outbox.json", onFailure: { failure in log(failure) })

@@ -84,6 +84,9 @@ public struct OutboxStatus: Sendable, Hashable {
 
     /// How long the oldest write has waited, for an alert when writes stay unsent too long; nil when nothing waits.
     ///
+    /// - Parameter now: the time to measure to; the current time by default.
+    /// - Returns: the seconds the oldest write has waited, or nil when nothing waits.
+    ///
     /// ```swift
     /// if let age = status.oldestAge(), age > 3600 { warn("\(status.count) writes unsent for an hour") }
     /// ```

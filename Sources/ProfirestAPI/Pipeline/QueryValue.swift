@@ -46,11 +46,15 @@ public enum QueryValue: Sendable, Hashable, ExpressibleByStringLiteral, Expressi
 
     /// A text parameter written as a string literal.
     ///
+    /// - Parameter value: the text.
+    ///
     /// ```swift
     /// let v: QueryValue = "pos"
     /// ```
     public init(stringLiteral value: String) { self = .string(value) }
     /// A whole-number parameter written as an integer literal.
+    ///
+    /// - Parameter value: the number.
     ///
     /// ```swift
     /// let v: QueryValue = 50
@@ -58,11 +62,15 @@ public enum QueryValue: Sendable, Hashable, ExpressibleByStringLiteral, Expressi
     public init(integerLiteral value: Int) { self = .int(value) }
     /// A decimal parameter written as a floating-point literal.
     ///
+    /// - Parameter value: the number.
+    ///
     /// ```swift
     /// let v: QueryValue = 1.5
     /// ```
     public init(floatLiteral value: Double) { self = .double(value) }
     /// A `true`/`false` parameter written as a Boolean literal.
+    ///
+    /// - Parameter value: `true` or `false`.
     ///
     /// ```swift
     /// let v: QueryValue = true
@@ -70,11 +78,15 @@ public enum QueryValue: Sendable, Hashable, ExpressibleByStringLiteral, Expressi
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     /// A comma-separated list parameter written as an array literal.
     ///
+    /// - Parameter elements: the values, sent joined with commas.
+    ///
     /// ```swift
     /// let v: QueryValue = ["order.created", "order.paid"]
     /// ```
     public init(arrayLiteral elements: String...) { self = .list(elements) }
     /// A parameter left out of the query, written as `nil`.
+    ///
+    /// - Parameter nilLiteral: nothing: the literal `nil` carries no value.
     ///
     /// ```swift
     /// let v: QueryValue = nil

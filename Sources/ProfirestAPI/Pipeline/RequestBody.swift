@@ -16,12 +16,20 @@ public struct RequestBody: Sendable, Hashable, ExpressibleByDictionaryLiteral, E
 
     /// A JSON body.
     ///
+    /// - Parameter value: the JSON to send.
+    /// - Returns: a body sent as `application/json`.
+    ///
     /// ```swift
     /// body: .json(value)
     /// ```
     public static func json(_ value: JSONValue) -> RequestBody { RequestBody(content: .json(value)) }
 
     /// Raw bytes sent as they are.
+    ///
+    /// - Parameters:
+    ///   - bytes: the bytes, sent as they are.
+    ///   - contentType: their media type, such as `application/zip`.
+    /// - Returns: a body of those bytes with that content type.
     ///
     /// ```swift
     /// body: .data(zipData, contentType: "application/zip")
@@ -32,6 +40,11 @@ public struct RequestBody: Sendable, Hashable, ExpressibleByDictionaryLiteral, E
 
     /// Text sent as UTF-8.
     ///
+    /// - Parameters:
+    ///   - text: the text, sent as UTF-8.
+    ///   - contentType: its media type, `text/plain; charset=utf-8` by default.
+    /// - Returns: a body of that text with that content type.
+    ///
     /// ```swift
     /// body: .text("note", contentType: "text/plain; charset=utf-8")
     /// ```
@@ -40,6 +53,8 @@ public struct RequestBody: Sendable, Hashable, ExpressibleByDictionaryLiteral, E
     }
 
     /// A JSON object body written as a dictionary literal.
+    ///
+    /// - Parameter elements: the object's members, sent as JSON.
     ///
     /// ```swift
     /// body: ["name": "Jana Nováková"]
@@ -51,6 +66,8 @@ public struct RequestBody: Sendable, Hashable, ExpressibleByDictionaryLiteral, E
     }
 
     /// A JSON array body written as an array literal.
+    ///
+    /// - Parameter elements: the array's items, sent as JSON.
     ///
     /// ```swift
     /// body: [["id": "p1"], ["id": "p2"]]

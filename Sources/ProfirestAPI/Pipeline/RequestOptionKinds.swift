@@ -13,6 +13,8 @@ public enum IdempotencyKeyOption: Sendable, Hashable, ExpressibleByStringLiteral
 
     /// Your own key, written as a string literal: the same as `.key(…)`.
     ///
+    /// - Parameter value: your key; the same text names the same write.
+    ///
     /// ```swift
     /// let option: IdempotencyKeyOption = "order-42"
     /// ```

@@ -75,6 +75,19 @@ public struct RequestOptions: Sendable, Hashable {
 
     /// Options for one request; every option left out keeps the client's behaviour.
     ///
+    /// - Parameters:
+    ///   - query: query parameters; empty values are left out, lists joined with commas.
+    ///   - idempotencyKey: the Idempotency-Key: `.auto` (a new one for each POST), `.none`, or your own.
+    ///   - ifMatch: `If-Match`, such as the ETag of a read, so the change applies only to that version.
+    ///   - ifNoneMatch: `If-None-Match`; a 304 then returns with status 304 and no body.
+    ///   - staff: whether the signed-in employee's token goes along: `.auto`, `.required`, `.none` or `.token(…)`.
+    ///   - retries: retries for this request; nil keeps the client's `retries`.
+    ///   - timeout: the limit of one attempt in seconds, body included; nil keeps the client's `timeout`.
+    ///   - accept: the `Accept` header; nil sends `application/json`.
+    ///   - contentType: the body's `Content-Type` instead of its own; nil keeps the body's.
+    ///   - headers: extra headers; `Authorization` and `Profirest-Staff-Token` go through `auth` and `staff` only.
+    ///   - auth: the `Authorization`: `.auto`, `.none` for a public endpoint, or `.bearer(…)` for another token.
+    ///
     /// ```swift
     /// RequestOptions(query: ["channel": "pos"], staff: .required)
     /// ```

@@ -24,6 +24,8 @@ public final class FileTokenStorage: LockingTokenStorage {
     /// Makes a storage backed by the file at `path`; nothing is touched until first use, and a missing file simply
     /// holds no values yet.
     ///
+    /// - Parameter path: the token file; a relative path is made absolute against the current directory now.
+    ///
     /// ```swift
     /// let storage = FileTokenStorage(path: "/var/lib/pichacka/tokens.json")
     /// ```
@@ -34,16 +36,30 @@ public final class FileTokenStorage: LockingTokenStorage {
 
     /// Reads the value under `key` from the file afresh on every call, so that a value another process wrote is
     /// seen at once; a file that cannot be parsed throws ``StorageError`` (`.corrupt`).
+    ///
+    /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
+    /// - Returns: the value under `key`, or nil when the file or the key is missing.
+    /// - Throws: ``StorageError`` when the file cannot be read (`.unreadable`) or parsed (`.corrupt`).
     public func get(_ key: String) throws -> String? {
         try readAll()[key]
     }
 
     /// Writes `value` under `key` by replacing the whole file atomically, under the lock, keeping the other keys.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key, such as `profirest-api:profirest-pos`.
+    ///   - value: the text to store.
+    /// - Throws: ``StorageError`` when the file cannot be read (`.unreadable`), parsed (`.corrupt`), locked
+    ///   (`.lockFailed`) or written (`.unwritable`); the file is unchanged then.
     public func set(_ key: String, _ value: String) throws {
         try update { $0[key] = value }
     }
 
     /// Removes `key` from the file the same way, atomically and under the lock.
+    ///
+    /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
+    /// - Throws: ``StorageError`` when the file cannot be read (`.unreadable`), parsed (`.corrupt`), locked
+    ///   (`.lockFailed`) or written (`.unwritable`); the file is unchanged then.
     public func remove(_ key: String) throws {
         try update { $0[key] = nil }
     }
@@ -53,6 +69,13 @@ public final class FileTokenStorage: LockingTokenStorage {
     ///
     /// The lock covers the whole file, whatever the key. It is not re-entrant: a nested call on the same thread
     /// throws `StorageError` (`.reentrantLock`).
+    ///
+    /// - Parameters:
+    ///   - key: the storage key the lock is for.
+    ///   - body: the work to do under the lock; `get`, `set` and `remove` may be called inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``StorageError`` when the lock file cannot be made or locked (`.unwritable`, `.lockFailed`) or this
+    ///   thread already holds the lock (`.reentrantLock`), and whatever `body` throws.
     public func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
         let processLock = Self.processLocks.lock(for: path)
         if processLock.isHeldByCurrentThread {

@@ -77,6 +77,11 @@ public final class KeychainTokenStorage: TokenStorage {
 
     /// Reads the item for `key`, or nil when there is none; a refusal of the keychain throws ``StorageError``
     /// (`.keychain`) with its status.
+    ///
+    /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
+    /// - Returns: the item's value, or nil when there is no item.
+    /// - Throws: ``StorageError`` when the keychain refuses (`.keychain`, with its status) or the item is not text
+    ///   (`.corrupt`).
     public func get(_ key: String) throws -> String? {
         var data: Data?
         var status = perform { dataProtection in copy(key, dataProtection: dataProtection, into: &data) }
@@ -99,6 +104,11 @@ public final class KeychainTokenStorage: TokenStorage {
     }
 
     /// Writes the item for `key`, readable after the device's first unlock and never synchronised to other devices.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key, such as `profirest-api:profirest-pos`.
+    ///   - value: the text to store.
+    /// - Throws: ``StorageError`` (`.keychain`, with its status) when the keychain refuses the write.
     public func set(_ key: String, _ value: String) throws {
         let data = Data(value.utf8)
         var status = errSecItemNotFound
@@ -123,6 +133,9 @@ public final class KeychainTokenStorage: TokenStorage {
 
     /// Deletes the item for `key` (and one 1.0.0 left in macOS's file-based keychain, best effort); a missing item is
     /// not an error.
+    ///
+    /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
+    /// - Throws: ``StorageError`` (`.keychain`, with its status) when the keychain refuses the delete.
     public func remove(_ key: String) throws {
         let status = perform { SecItemDelete(itemQuery(key, dataProtection: $0) as CFDictionary) }
         guard status == errSecSuccess || status == errSecItemNotFound else { throw failure("delete", key, status) }

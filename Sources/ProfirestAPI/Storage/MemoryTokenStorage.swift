@@ -20,6 +20,10 @@ public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable 
     public init() {}
 
     /// Reads the value held under `key`, or nil; never throws.
+    ///
+    /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
+    /// - Returns: the value held under `key`, or nil.
+    /// - Throws: nothing; the signature throws because ``TokenStorage`` allows it.
     public func get(_ key: String) throws -> String? {
         valuesLock.lock()
         defer { valuesLock.unlock() }
@@ -27,6 +31,11 @@ public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable 
     }
 
     /// Holds `value` under `key` until the process ends; never throws.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key, such as `profirest-api:profirest-pos`.
+    ///   - value: the text to store.
+    /// - Throws: nothing; the signature throws because ``TokenStorage`` allows it.
     public func set(_ key: String, _ value: String) throws {
         valuesLock.lock()
         defer { valuesLock.unlock() }
@@ -34,6 +43,9 @@ public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable 
     }
 
     /// Forgets `key`, as unpairing does; never throws.
+    ///
+    /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
+    /// - Throws: nothing; the signature throws because ``TokenStorage`` allows it.
     public func remove(_ key: String) throws {
         valuesLock.lock()
         defer { valuesLock.unlock() }
@@ -42,6 +54,13 @@ public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable 
 
     /// Runs `body` holding this key's lock, which keeps out the other threads of this process (the only ones that
     /// can see a memory storage); a nested call on the same thread throws `StorageError` (`.reentrantLock`).
+    ///
+    /// - Parameters:
+    ///   - key: the storage key the lock is for.
+    ///   - body: the work to do under the lock; `get`, `set` and `remove` may be called inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``StorageError`` (`.reentrantLock`) when this thread already holds the key's lock, and whatever `body`
+    ///   throws.
     public func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
         let lock = keyLocks.lock(for: key)
         if lock.isHeldByCurrentThread {

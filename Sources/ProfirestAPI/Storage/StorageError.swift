@@ -38,6 +38,11 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
 
     /// Makes a storage error, for a ``TokenStorage`` of your own to report a failure the way the library's do.
     ///
+    /// - Parameters:
+    ///   - kind: the kind of failure, for code to decide by.
+    ///   - path: the file, or the keychain service, the failure concerns.
+    ///   - reason: what happened and what to do about it; never a stored value.
+    ///
     /// ```swift
     /// throw StorageError(kind: .unwritable, path: path, reason: "the disk is full; free some space")
     /// ```

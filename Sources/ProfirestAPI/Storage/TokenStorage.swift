@@ -12,11 +12,24 @@ public protocol TokenStorage: Sendable {
     ///
     /// Throw ``StorageError`` when the storage cannot be read: an unreadable storage must not look empty, or the
     /// connection would be forgotten silently.
+    ///
+    /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
+    /// - Returns: the stored value, or nil when there is none.
+    /// - Throws: ``StorageError`` when the storage cannot be read (`.unreadable`, `.corrupt`, `.keychain`).
     func get(_ key: String) throws -> String?
     /// Stores `value` under `key`, replacing any previous value, so that the next `get` — in any process sharing the
     /// storage — sees it.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key, such as `profirest-api:profirest-pos`.
+    ///   - value: the text to store.
+    /// - Throws: ``StorageError`` when the value cannot be written (`.unwritable`, `.keychain`); nothing was changed
+    ///   then.
     func set(_ key: String, _ value: String) throws
     /// Forgets `key`, for unpairing; removing a key that is not there is not an error.
+    ///
+    /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
+    /// - Throws: ``StorageError`` when the value cannot be removed.
     func remove(_ key: String) throws
 }
 
@@ -35,6 +48,13 @@ public protocol TokenStorage: Sendable {
 public protocol LockingTokenStorage: TokenStorage {
     /// Runs `body` while holding the lock for `key`, so that a read, a token refresh and the write of its result
     /// happen as one step for every thread and process using the storage; waits as long as another holder keeps it.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key the lock is for.
+    ///   - body: the work to do under the lock; `get`, `set` and `remove` may be called inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``StorageError`` when the lock cannot be taken (`.lockFailed`) or is already held by this thread
+    ///   (`.reentrantLock`), and whatever `body` throws.
     ///
     /// ```swift
     /// try storage.withLock(key) { try storage.set(key, renewed(try storage.get(key))) }

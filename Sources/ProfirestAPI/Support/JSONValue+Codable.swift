@@ -4,6 +4,9 @@ extension JSONValue: Codable {
     /// Reads any JSON value, so that a body of unknown shape decodes without a model; integral numbers that fit
     /// `Int` become `.integer`, keeping large ids exact.
     ///
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` when the decoder holds something that is not JSON.
+    ///
     /// ```swift
     /// let value = try JSONDecoder().decode(JSONValue.self, from: data)
     /// ```
@@ -34,6 +37,9 @@ extension JSONValue: Codable {
     }
 
     /// Writes the value as the JSON it stands for, so that a `JSONValue` can be a request body or a model member.
+    ///
+    /// - Parameter encoder: the encoder to write to.
+    /// - Throws: what the encoder throws: `EncodingError` from `JSONEncoder` for a `.number` that is not finite.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

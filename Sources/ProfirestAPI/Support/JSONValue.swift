@@ -81,12 +81,18 @@ extension JSONValue {
 
     /// Looks up the member named `key` of an object, nil when it is missing or this is not an object, so that paths
     /// chain: `value["employee"]?["name"]?.stringValue`.
+    ///
+    /// - Parameter key: the member's name.
+    /// - Returns: the member, or nil when it is missing or this is not an object.
     public subscript(key: String) -> JSONValue? {
         objectValue?[key]
     }
 
     /// Looks up the element at `index` of an array, nil when it is out of range or this is not an array, so that a
     /// lookup never traps.
+    ///
+    /// - Parameter index: the element's position, from 0.
+    /// - Returns: the element, or nil when it is out of range or this is not an array.
     public subscript(index: Int) -> JSONValue? {
         guard case .array(let a) = self, a.indices.contains(index) else { return nil }
         return a[index]
@@ -95,6 +101,11 @@ extension JSONValue {
 
 extension JSONValue: Hashable {
     /// Compares two values as JSON does: structurally, with numbers equal by value across `.integer` and `.number`.
+    ///
+    /// - Parameters:
+    ///   - lhs: a value.
+    ///   - rhs: the value to compare it with.
+    /// - Returns: true when both are the same JSON.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -111,6 +122,8 @@ extension JSONValue: Hashable {
 
     /// Hashes consistently with `==` (an integral `.number` hashes like `.integer`), so that values work as set
     /// members and dictionary keys.
+    ///
+    /// - Parameter hasher: the hasher to feed.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)

@@ -2,7 +2,8 @@ import Foundation
 
 /// A value guarded by a lock, for the few pieces of shared mutable state (per-task callbacks, page cursors).
 ///
-/// NSLock rather than `Synchronization.Mutex`: `Mutex` needs macOS 15 / iOS 18, older than our deployment floor.
+/// NSLock rather than `Synchronization.Mutex`: `Mutex` needs macOS 15 / iOS 18 (tvOS 18, watchOS 11), newer than the
+/// package's deployment floor (macOS 12, iOS 15, tvOS 15, watchOS 8; Package.swift).
 final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is read and written only inside `withLock`.
     private let lock = NSLock()

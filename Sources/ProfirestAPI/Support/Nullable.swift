@@ -18,6 +18,10 @@ public enum Nullable<Wrapped> {
     }
 
     /// Transforms the value and keeps null as null, so that a change of type does not lose the difference.
+    ///
+    /// - Parameter transform: what to do with the value; not called for null.
+    /// - Returns: the transformed value, or ``Nullable/null``.
+    /// - Throws: whatever `transform` throws.
     public func map<T>(_ transform: (Wrapped) throws -> T) rethrows -> Nullable<T> {
         switch self {
         case .null: return .null
@@ -32,12 +36,18 @@ extension Nullable: Hashable where Wrapped: Hashable {}
 
 extension Nullable: Codable where Wrapped: Codable {
     /// Reads JSON `null` as ``Nullable/null`` and anything else as a value, so that a decoded patch keeps null apart.
+    ///
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` when the value is not JSON `null` nor a `Wrapped`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         self = container.decodeNil() ? .null : .value(try container.decode(Wrapped.self))
     }
 
     /// Writes ``Nullable/null`` as JSON `null` and a value as itself.
+    ///
+    /// - Parameter encoder: the encoder to write to.
+    /// - Throws: what the encoder throws for the value.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -49,15 +59,21 @@ extension Nullable: Codable where Wrapped: Codable {
 
 extension Nullable: ExpressibleByUnicodeScalarLiteral where Wrapped == String {
     /// Lets a string literal stand for a value, as in `CustomerUpdate(note: "VIP")`.
+    ///
+    /// - Parameter value: the text.
     public init(unicodeScalarLiteral value: String) { self = .value(value) }
 }
 
 extension Nullable: ExpressibleByExtendedGraphemeClusterLiteral where Wrapped == String {
     /// Lets a string literal stand for a value, as in `CustomerUpdate(note: "VIP")`.
+    ///
+    /// - Parameter value: the text.
     public init(extendedGraphemeClusterLiteral value: String) { self = .value(value) }
 }
 
 extension Nullable: ExpressibleByStringLiteral where Wrapped == String {
     /// Lets a string literal stand for a value, as in `CustomerUpdate(note: "VIP")`.
+    ///
+    /// - Parameter value: the text.
     public init(stringLiteral value: String) { self = .value(value) }
 }

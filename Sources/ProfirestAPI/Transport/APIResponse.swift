@@ -18,6 +18,11 @@ public struct APIResponse: Sendable, Hashable {
 
     /// Makes a response, as a transport of your own or a test double answers the library.
     ///
+    /// - Parameters:
+    ///   - status: the HTTP status.
+    ///   - headers: the headers, as received.
+    ///   - data: the body bytes; empty for none.
+    ///
     /// ```swift
     /// APIResponse(status: 200, headers: ["Content-Type": "application/json"], data: Data("{}".utf8))
     /// ```
@@ -28,6 +33,9 @@ public struct APIResponse: Sendable, Hashable {
     }
 
     /// Reads a header without regard to the case of its name, since servers and proxies spell them differently.
+    ///
+    /// - Parameter name: the header's name, in any case (`ETag`, `etag`).
+    /// - Returns: the header's value, or nil when the answer has none.
     ///
     /// ```swift
     /// let etag = response.header("ETag")

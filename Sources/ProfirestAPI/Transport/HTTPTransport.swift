@@ -17,6 +17,11 @@ public protocol HTTPTransport: Sendable {
     ///
     /// Throw `URLError` when no answer came (`.timedOut` becomes the library's `timeout`, anything else
     /// `network_error`); return a 3xx or 4xx as it is.
+    ///
+    /// - Parameter request: the request, complete: absolute URL, final headers, body and the attempt's `timeout`.
+    /// - Returns: the answer's status, headers and whole body, whatever the status (a 3xx or 4xx too).
+    /// - Throws: `URLError` when no answer came; the library reports `.timedOut` as `timeout` and any other code as
+    ///   `network_error`.
     func send(_ request: HTTPRequest) async throws -> APIResponse
 }
 
@@ -29,6 +34,10 @@ public protocol HTTPTransport: Sendable {
 public protocol StreamingHTTPTransport: HTTPTransport {
     /// Sends `request` and returns as soon as the status and headers are known, so that the reader can start on the
     /// body while it still arrives; `body` yields the chunks as the server flushes them.
+    ///
+    /// - Parameter request: the request, complete: absolute URL, final headers, body and the attempt's `timeout`.
+    /// - Returns: the status and headers, with the body to read as it arrives.
+    /// - Throws: `URLError` when no head came, as ``HTTPTransport/send(_:)`` does.
     func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse
 }
 
@@ -57,6 +66,13 @@ public struct HTTPRequest: Sendable, Hashable {
 
     /// Makes a request, for a test that calls a transport directly.
     ///
+    /// - Parameters:
+    ///   - method: the HTTP method, upper case (`GET`, `POST`…).
+    ///   - url: the absolute URL, query included.
+    ///   - headers: the headers to send, exactly as named.
+    ///   - body: the body bytes; nil for none.
+    ///   - timeout: how long the attempt may take in seconds, body included, 30 by default.
+    ///
     /// ```swift
     /// HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"])
     /// ```
@@ -69,6 +85,9 @@ public struct HTTPRequest: Sendable, Hashable {
     }
 
     /// Reads a header without regard to the case of its name, since HTTP header names are case-insensitive.
+    ///
+    /// - Parameter name: the header's name, in any case.
+    /// - Returns: the header's value, or nil when the request has none.
     ///
     /// ```swift
     /// request.header("idempotency-key")
@@ -91,6 +110,11 @@ public struct HTTPStreamingResponse: Sendable {
     public var body: AsyncThrowingStream<Data, Error>
 
     /// Makes a streamed response, for a transport of your own or a test double of the live stream.
+    ///
+    /// - Parameters:
+    ///   - status: the HTTP status of the answer.
+    ///   - headers: the headers as received.
+    ///   - body: the body's pieces as they arrive; it ends with the response and throws when it breaks off.
     ///
     /// ```swift
     /// HTTPStreamingResponse(status: 200, headers: ["Content-Type": "text/event-stream"], body: chunks)

@@ -20,12 +20,18 @@ public struct TrustedCertificates: Sendable, Hashable {
     /// The certificates in a PEM file (one or more `-----BEGIN CERTIFICATE-----` blocks), read when the transport is
     /// made.
     ///
+    /// - Parameter path: the PEM file's path.
+    /// - Returns: the certificates to trust; the file is read, and refused when unreadable, when the transport is made.
+    ///
     /// ```swift
     /// .pemFile("ca.pem")
     /// ```
     public static func pemFile(_ path: String) -> TrustedCertificates { .init(source: .file(path)) }
 
     /// The certificates in PEM bytes (one or more `-----BEGIN CERTIFICATE-----` blocks).
+    ///
+    /// - Parameter bytes: the PEM text's bytes.
+    /// - Returns: the certificates to trust; the bytes are checked when the transport is made.
     ///
     /// ```swift
     /// .pem(Data(pemText.utf8))

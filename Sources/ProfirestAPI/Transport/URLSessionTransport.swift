@@ -94,6 +94,10 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     /// Makes a transport over new sessions of `configuration` (ephemeral by default: no cookies, no cache on disk,
     /// since responses carry tokens), to share between clients or to tune connection reuse.
     ///
+    /// - Parameters:
+    ///   - configuration: the sessions' configuration, ephemeral by default.
+    ///   - connectionReuse: whether connections are kept between requests; the platform's choice by default.
+    ///
     /// ```swift
     /// let transport = URLSessionTransport()
     /// let api = ProfirestApi(options: .init(clientID: "muj-eshop", transport: transport))
@@ -177,6 +181,11 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
 
     /// Sends the request and collects the whole body within `request.timeout` for the whole exchange (then it
     /// throws `URLError(.timedOut)`), refusing redirects and authentication challenges so that no token follows them.
+    ///
+    /// - Parameter request: the request, complete: absolute URL, final headers, body and the attempt's `timeout`.
+    /// - Returns: the answer's status, headers and whole body, whatever the status (a 3xx or 4xx too).
+    /// - Throws: `URLError` when no answer came: `.timedOut` once `request.timeout` has passed, or the session's error
+    ///   (`.cancelled` when the task is cancelled).
     public func send(_ request: HTTPRequest) async throws -> APIResponse {
         let writeSession = request.body == nil ? nil : self.writeSession
         let session = writeSession ?? checkOut()
@@ -243,6 +252,10 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     ///
     /// Cancelling the task, or ending the iteration of `body`, cancels the request. `request.timeout` bounds the wait
     /// for the head only.
+    ///
+    /// - Parameter request: the request, complete: absolute URL, final headers, body and the attempt's `timeout`.
+    /// - Returns: the status and headers, with the body to read as it arrives.
+    /// - Throws: `URLError` when no head came: `.timedOut` once `request.timeout` has passed, or the session's error.
     public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let close: Bool
         #if canImport(FoundationNetworking) && !PROFIREST_SHIMS

@@ -97,6 +97,11 @@ public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
 
     /// Sends the request and returns the whole answer, whatever its status; throws `URLError` when none came
     /// (`.timedOut` once `request.timeout` has passed, body included).
+    ///
+    /// - Parameter request: the request, complete: absolute URL, final headers, body and the attempt's `timeout`.
+    /// - Returns: the answer's status, headers and whole body, whatever the status (a 3xx or 4xx too).
+    /// - Throws: `URLError` when no answer came (`.timedOut`, `.cannotConnectToHost`, `.serverCertificateUntrusted`…);
+    ///   `CancellationError` when the task is cancelled.
     public func send(_ request: HTTPRequest) async throws -> APIResponse {
         let engine = self.engine
         let box = TransferBox()
@@ -114,6 +119,11 @@ public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
     /// Sends the request and returns once the head is in, with the body arriving as the server flushes it, for the
     /// event feed's live stream. `request.timeout` bounds the wait for the head; ending the iteration or cancelling
     /// the reading task cancels the request.
+    ///
+    /// - Parameter request: the request, complete: absolute URL, final headers, body and the attempt's `timeout`.
+    /// - Returns: the status and headers, with the body to read as it arrives.
+    /// - Throws: `URLError` when no head came (`.timedOut` once `request.timeout` has passed, or the connection's
+    ///   failure); `CancellationError` when the task is cancelled.
     public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let engine = self.engine
         let box = TransferBox()
