@@ -55,12 +55,28 @@ public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
         if let trustedCertificates {
             // libcurl's CA option replaces its default store, so the system's bundle goes along with the extra ones.
             authorities = (Self.systemAuthorities() ?? Data()) + (try trustedCertificates.load().pem)
+            try Self.checkTakesAuthoritiesFromMemory()
         }
         engine = try CurlEngine(settings: CurlSettings(
             authorities: authorities, streamBufferLimit: streamBufferLimit, proxy: proxy?.absoluteString))
     }
 
     deinit { engine.stop() }
+
+    /// Certificates in memory need libcurl 7.77 with OpenSSL, wolfSSL, mbedTLS, rustls, Secure Transport or Schannel;
+    /// a libcurl that cannot take them would silently trust only the system's store, so that is said at once.
+    private static func checkTakesAuthoritiesFromMemory() throws {
+        guard let easy = pfc_easy_init() else { return }
+        defer { pfc_easy_cleanup(easy) }
+        let probe = Data("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n".utf8)
+        let result = probe.withUnsafeBytes { pfc_easy_setopt_blob(easy, Int32(PFC_OPT_CAINFO_BLOB), $0.baseAddress, $0.count) }
+        guard result == PFC_E_OK else {
+            throw ProfirestUsageError(
+                "this libcurl (\(String(cString: pfc_version()!))) cannot trust certificates given in memory "
+                    + "(CURLOPT_CAINFO_BLOB: \(String(cString: pfc_easy_strerror(result)!))); add the CA to the system store "
+                    + "(update-ca-certificates) instead of passing trustedCertificates")
+        }
+    }
 
     /// The system's CA bundle as libcurl would read it by default (its built-in path), or the usual Debian/Red Hat
     /// files when that path cannot be asked for.
