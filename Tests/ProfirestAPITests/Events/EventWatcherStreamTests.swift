@@ -322,7 +322,7 @@ final class EventWatcherStreamTests: XCTestCase {
 
     func testTimeInOnEventsIsNotIdleTime() async {
         let h = FeedHarness()
-        let live = LiveBody(h.changes, [frame("e1", cursor: "c1")])
+        let live = LiveBody(h.changes)
         h.transport.addStreams([.open(live)])
         let gate = Gate()
         let entered = Locked(false)
@@ -336,10 +336,11 @@ final class EventWatcherStreamTests: XCTestCase {
         }
         let watcher = h.api.eventWatcher(options)
         let run = h.start(watcher)
-        await h.until("the idle watch") { h.clock.pending == [45] }
-        // The idle watch can start before the chunk is taken: moving the clock then is 100 s without a byte.
+        // The start watch first (no byte yet), then the event arrives and onEvents takes its time.
+        await h.until("the start watch") { h.clock.pending == [10] }
+        live.send(frame("e1", cursor: "c1"))
         await h.until("onEvents") { entered.withLock { $0 } }
-        h.clock.advance(100)  // onEvents is still busy
+        h.clock.advance(100)  // onEvents is still busy: the watch wakes and waits a whole idle limit again
         await h.until("the idle watch while busy") { h.clock.pending == [45] }
         XCTAssertFalse(live.closedByReader)
         gate.open()
@@ -475,7 +476,7 @@ final class EventWatcherStreamTests: XCTestCase {
     /// is only seen at the next read, which the cancelled reader still makes; pinned here with `onEvents` held.
     func testStopWhileOnEventsRunsClosesTheConnectionAtTheNextRead() async {
         let h = FeedHarness()
-        let live = LiveBody(h.changes, [frame("e1", cursor: "c1")])
+        let live = LiveBody(h.changes)
         h.transport.addStreams([.open(live)])
         let gate = Gate()
         let entered = Locked(false)
