@@ -476,7 +476,7 @@ final class EventWatcherStreamTests: XCTestCase {
     /// is only seen at the next read, which the cancelled reader still makes; pinned here with `onEvents` held.
     func testStopWhileOnEventsRunsClosesTheConnectionAtTheNextRead() async {
         let h = FeedHarness()
-        let live = LiveBody(h.changes)
+        let live = LiveBody(h.changes, [frame("e1", cursor: "c1")])
         h.transport.addStreams([.open(live)])
         let gate = Gate()
         let entered = Locked(false)
