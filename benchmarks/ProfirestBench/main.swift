@@ -1,6 +1,6 @@
 // make bench: the library's GET + decode and JSON POST + decode against raw URLSession + JSONDecoder and against
-// libcurl driven directly (DirectCurl.swift), same loopback server, one run; then the event feed, paging, the
-// refresh stampede and clean build times (their files).
+// libcurl driven directly (DirectCurl.swift), same loopback server, one run; then the event feed, idle streams,
+// paging, the refresh stampede and clean build times (their files).
 //
 // Variants run interleaved round by round (so drift of the machine hits all of them alike):
 //   raw            URLSession (ephemeral, keep-alive) data(for:) + JSONDecoder — what an app would write
@@ -29,9 +29,9 @@
 // benchmarks/results/latest.json, keeping keys other benchmarks put there.
 //
 // Parts, in the order they run: get, post, curl (the three share the interleaved rounds above: a variant runs when a
-// part it serves is chosen), sse (EventStream.swift), paging (Paging.swift), stampede (Stampede.swift), build
-// (BuildTimes.swift). `--only <part>` runs one part; `--skip a,b` leaves parts out (`make bench BENCH_SKIP=build`).
-// See BENCHMARKS.md.
+// part it serves is chosen), sse (EventStream.swift), idle (IdleStreams.swift), paging (Paging.swift), stampede
+// (Stampede.swift), build (BuildTimes.swift). `--only <part>` runs one part; `--skip a,b` leaves parts out
+// (`make bench BENCH_SKIP=build`). See BENCHMARKS.md.
 import Foundation
 import ProfirestAPI
 import ProfirestTestSupport
@@ -437,7 +437,7 @@ func setup(_ group: Group, _ settings: Settings) -> String {
 }
 
 /// The parts of the bench, in the order they run (get, post and curl share one interleaved comparison).
-let parts = ["get", "post", "curl", "sse", "paging", "stampede", "build"]
+let parts = ["get", "post", "curl", "sse", "idle", "paging", "stampede", "build"]
 
 /// The parts `--only` and `--skip` leave to run.
 func chosenParts(_ settings: Settings) throws -> [String] {
@@ -455,6 +455,8 @@ func run() async throws {
         let base = arguments.firstIndex(of: "--base").map { arguments[$0 + 1] } ?? ""
         switch arguments[child + 1] {
         case "sse-run": return try await sseRunChild(base: base, arguments)
+        case "sse-idle": return try await idleStreamsChild(base: base, arguments)
+        case "sse-idle-raw": return try await idleRawURLSessionChild(base: base, arguments)
         case "paging-memory": return try await pagingMemoryChild(base: base)
         default: throw BenchFailure("unknown --child \(arguments[child + 1])")
         }
@@ -477,6 +479,7 @@ func run() async throws {
     let compared = Set(chosen).intersection(["get", "post", "curl"])
     if !compared.isEmpty { try save(try await compare(compared, settings)) }
     if chosen.contains("sse") { try save(try await eventStreamResults(CommandLine.arguments)) }
+    if chosen.contains("idle") { try save(try await idleStreamResults(CommandLine.arguments)) }
     if chosen.contains("paging") { try save(try await pagingResults(CommandLine.arguments)) }
     if chosen.contains("stampede") { try save(try await stampedeResults(CommandLine.arguments)) }
     // Last: a clean build takes both cores for minutes.
