@@ -1,6 +1,6 @@
 // make bench: the library's GET + decode and JSON POST + decode against raw URLSession + JSONDecoder and against
 // libcurl driven directly (DirectCurl.swift), same loopback server, one run; then the event feed, idle streams,
-// paging, the refresh stampede and clean build times (their files).
+// paging, the refresh stampede, the real network at +50 ms and clean build times (their files).
 //
 // Variants run interleaved round by round (so drift of the machine hits all of them alike):
 //   raw            URLSession (ephemeral, keep-alive) data(for:) + JSONDecoder — what an app would write
@@ -30,8 +30,8 @@
 //
 // Parts, in the order they run: get, post, curl (the three share the interleaved rounds above: a variant runs when a
 // part it serves is chosen), sse (EventStream.swift), idle (IdleStreams.swift), paging (Paging.swift), stampede
-// (Stampede.swift), build (BuildTimes.swift). `--only <part>` runs one part; `--skip a,b` leaves parts out
-// (`make bench BENCH_SKIP=build`). See BENCHMARKS.md.
+// (Stampede.swift), net50 (RealNetwork.swift), build (BuildTimes.swift). `--only <part>` runs one part; `--skip a,b`
+// leaves parts out (`make bench BENCH_SKIP=build`). See BENCHMARKS.md.
 import Foundation
 import ProfirestAPI
 import ProfirestTestSupport
@@ -437,7 +437,7 @@ func setup(_ group: Group, _ settings: Settings) -> String {
 }
 
 /// The parts of the bench, in the order they run (get, post and curl share one interleaved comparison).
-let parts = ["get", "post", "curl", "sse", "idle", "paging", "stampede", "build"]
+let parts = ["get", "post", "curl", "sse", "idle", "paging", "stampede", "net50", "build"]
 
 /// The parts `--only` and `--skip` leave to run.
 func chosenParts(_ settings: Settings) throws -> [String] {
@@ -482,6 +482,7 @@ func run() async throws {
     if chosen.contains("idle") { try save(try await idleStreamResults(CommandLine.arguments)) }
     if chosen.contains("paging") { try save(try await pagingResults(CommandLine.arguments)) }
     if chosen.contains("stampede") { try save(try await stampedeResults(CommandLine.arguments)) }
+    if chosen.contains("net50") { try save(try await realNetworkResults(CommandLine.arguments)) }
     // Last: a clean build takes both cores for minutes.
     if chosen.contains("build") { try save(try buildTimeResults()) }
     FileHandle.standardError.write(Data(String(format: "bench: %@ in %.0f s\n", chosen.joined(separator: ", "),
