@@ -8,6 +8,8 @@
 //               soon as its answer is decoded, until tasks × perTask requests are done)
 //   post-curl   the same for the ~200-byte JSON POST with a fresh Idempotency-Key (a new header list and body for
 //               each request, encoded as the library encodes it)
+//   curl-new-handle  the GET loop with a new easy handle for every request (as CurlTransport makes one per
+//               request): what that costs, apart from the thread hops the transport adds
 //
 // Each answer is checked (200) and decoded with JSONDecoder as the raw URLSession variants decode theirs. A whole
 // batch runs on the thread; the async caller waits for the batch once, so the per-request figure has no thread hop in
@@ -90,6 +92,8 @@ final class DirectCurl: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let request: DirectCurlRequest
     private var handles: [DirectCurlHandle] = []
+    /// A new easy handle for each request instead of reusing one.
+    private let newHandlePerRequest: Bool
 
     /// Loads libcurl (as the library does: the soname, then the -dev name) once for the process.
     static func load() throws {
@@ -104,7 +108,8 @@ final class DirectCurl: @unchecked Sendable {
         }
     }
 
-    init(_ request: DirectCurlRequest) throws {
+    init(_ request: DirectCurlRequest, newHandlePerRequest: Bool = false) throws {
+        self.newHandlePerRequest = newHandlePerRequest
         try Self.load()
         guard let multi = pfc_multi_init() else { throw BenchFailure("curl_multi_init failed") }
         self.multi = multi
@@ -150,16 +155,17 @@ final class DirectCurl: @unchecked Sendable {
     /// answer is decoded, until `total` are done.
     private func drive(total: Int, inFlight: Int) throws {
         while handles.count < inFlight { handles.append(try DirectCurlHandle(request)) }
-        var byEasy: [UnsafeMutableRawPointer: DirectCurlHandle] = [:]
+        var byEasy: [UnsafeMutableRawPointer: Int] = [:]  // the index in `handles`
         var started = 0
         var done = 0
-        func start(_ handle: DirectCurlHandle) throws {
+        func start(_ index: Int) throws {
+            let handle = handles[index]
             try handle.prepare(request)
-            byEasy[handle.easy] = handle
+            byEasy[handle.easy] = index
             pfc_multi_add_handle(multi, handle.easy)
             started += 1
         }
-        for handle in handles.prefix(min(inFlight, total)) { try start(handle) }
+        for index in 0..<min(inFlight, total) { try start(index) }
         defer { for easy in byEasy.keys { pfc_multi_remove_handle(multi, easy) } }
         while done < total {
             var running: Int32 = 0
@@ -168,7 +174,8 @@ final class DirectCurl: @unchecked Sendable {
             var result: Int32 = 0
             var restarted = false
             while pfc_multi_next_done(multi, &easy, &result) == 1 {
-                guard let easy, let handle = byEasy.removeValue(forKey: easy) else { continue }
+                guard let easy, let index = byEasy.removeValue(forKey: easy) else { continue }
+                let handle = handles[index]
                 pfc_multi_remove_handle(multi, easy)
                 guard result == PFC_E_OK else {
                     throw BenchFailure("direct curl: \(String(cString: pfc_easy_strerror(result))) (CURLcode \(result))")
@@ -179,7 +186,8 @@ final class DirectCurl: @unchecked Sendable {
                 _ = try request.decode(handle.received)
                 done += 1
                 if started < total {
-                    try start(handle)
+                    if newHandlePerRequest { handles[index] = try DirectCurlHandle(request) }
+                    try start(index)
                     restarted = true
                 }
             }

@@ -12,6 +12,7 @@
 //                  CurlTransport: connections kept for reads and writes)
 //   transport-curl CurlTransport.send + JSONDecoder without the pipeline (the default transport's share of the cost)
 //   curl           libcurl driven directly by the bench through CProfirestCurl (DirectCurl.swift): the floor
+//   curl-new-handle  the same with a new easy handle per request, as CurlTransport makes them
 //   lib-urlsession ProfirestApi over URLSessionTransport() (the transport used where libcurl is missing; on Linux
 //                  keep-alive while busy, writes with `Connection: close`)
 //   lib-keepalive  ProfirestApi over URLSessionTransport(connectionReuse: .keepAlive)
@@ -260,6 +261,9 @@ func makeVariants(port: Int, parts: Set<String>) throws -> [Variant] {
         Variant(name: "curl", group: .get, parts: ["curl"], curl: try DirectCurl(DirectCurlRequest(
             url: url.absoluteString, headers: ["Accept: application/json"],
             decode: { try decoder.decode(StaffMemberPage.self, from: $0).data.count }))),
+        Variant(name: "curl-new-handle", group: .get, parts: ["curl"], curl: try DirectCurl(DirectCurlRequest(
+            url: url.absoluteString, headers: ["Accept: application/json"],
+            decode: { try decoder.decode(StaffMemberPage.self, from: $0).data.count }), newHandlePerRequest: true)),
         Variant(name: "post-curl", group: .post, parts: ["curl"], curl: try DirectCurl(DirectCurlRequest(
             url: writeURL.absoluteString,
             headers: ["Accept: application/json", "Content-Type: application/json", "User-Agent: ProfirestAPI-Swift/1.0.0",
@@ -390,8 +394,15 @@ func comparisonFigures(seq: Times, conc: Times, concCPU: Times) -> [String: Any]
     // against curl, and curl against raw URLSession.
     f.both("get", "_ratio_vs_curl", "lib", "curl")
     f.both("post", "_ratio_vs_curl", "post-lib", "post-curl")
+    // Their spread: on a shared machine single rounds of a sub-millisecond loop scatter widely.
+    for (key, times, a, b) in [("get_sequential", seq, "lib", "curl"), ("get_concurrent", conc, "lib", "curl"),
+                               ("post_sequential", seq, "post-lib", "post-curl")] where f.ran(a, b) {
+        f.results["\(key)_ratio_vs_curl_quartiles"] = quartiles(perRound(times, a, b)).map(rounded)
+    }
     f.key("get_concurrent_cpu_ratio_vs_curl", concCPU, "lib", "curl")
     f.key("post_concurrent_cpu_ratio_vs_curl", concCPU, "post-lib", "post-curl")
+    f.both("get", "_ratio_new_handle_vs_curl", "curl-new-handle", "curl")
+    f.key("get_concurrent_cpu_ratio_new_handle_vs_curl", concCPU, "curl-new-handle", "curl")
     f.both("get", "_ratio_transport_vs_curl", "transport-curl", "curl")
     f.key("get_concurrent_cpu_ratio_transport_vs_curl", concCPU, "transport-curl", "curl")
     f.both("get", "_ratio_curl_vs_raw", "curl", "raw")
