@@ -73,9 +73,9 @@ def main():
     ax.set_xlabel("figure ÷ target (for events/s: target ÷ figure) — left of the line: met")
     machine = results.get("bench_machine", {})
     transport = machine.get("default_transport", "?").split(" (")[0]
-    ax.set_title(f"make bench — {machine.get('date', '?')}, {machine.get('cores', '?')} × {machine.get('cpu', '?')}, "
-                 f"load {machine.get('load_average_at_start', ['?'])[0]} at start; the library's default transport: "
-                 f"{transport}", fontsize=9)
+    ax.set_title(f"make bench — {machine.get('date', '?')}, load {machine.get('load_average_at_start', ['?'])[0]} at start\n"
+                 f"{machine.get('cores', '?')} × {machine.get('cpu', '?')}; the library's default transport: {transport}",
+                 fontsize=9)
     ax.tick_params(axis="y", labelsize=8)
     fig.tight_layout()
     fig.savefig(target_png, dpi=110)
