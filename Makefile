@@ -141,7 +141,7 @@ demo: venv
 ## directly on loopback (GET, POST, paging), the event feed (latency, rate, memory, polling), quiet streams' idle CPU,
 ## the refresh stampede (in-process and 8 processes) against the sandbox, the real network at +50 ms (nginx with TLS,
 ## HTTP/2 and HTTP/1.1; needs root and nginx, else skipped with the reason), clean build times — into
-## benchmarks/results/latest.json, then the chart benchmarks/results/figures.png (about 13 minutes).
+## benchmarks/results/latest.json, then the chart benchmarks/results/figures.png (about 18 minutes).
 ## BENCH_SKIP leaves parts out (e.g. BENCH_SKIP=build,stampede,idle). Parts: get, post, curl (the loopback GET/POST
 ## comparison; curl = the direct-libcurl floor), sse, idle (quiet streams, 2 min 30 s), paging, stampede, net50 (the
 ## +50 ms network; as root it puts the harness's CA in the system store for raw URLSession and removes it at the end),
