@@ -77,8 +77,10 @@ let package = Package(
         // Not a product: starting and stopping the local servers (sandbox, loopback) for the tests and the bench, and
         // ScriptedTransport, the in-memory transport of the unit tests (ProfirestAPI's public API only).
         .target(name: "ProfirestTestSupport", dependencies: ["ProfirestAPI"], swiftSettings: strict),
+        // CProfirestCurl: the bench also drives libcurl itself, through the library's wrappers (its floor).
         .executableTarget(
-            name: "ProfirestBench", dependencies: ["ProfirestAPI", "ProfirestTestSupport"], path: "benchmarks/ProfirestBench",
+            name: "ProfirestBench", dependencies: ["ProfirestAPI", "ProfirestTestSupport", "CProfirestCurl"],
+            path: "benchmarks/ProfirestBench",
             swiftSettings: strict),
         .testTarget(name: "ProfirestAPITests", dependencies: ["ProfirestAPI", "ProfirestTestSupport"], swiftSettings: strict),
         .testTarget(name: "ProfirestCodegenTests", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),

@@ -16,15 +16,24 @@ import matplotlib.pyplot as plt  # noqa: E402
 FIGURES = [
     ("get_sequential_ratio", "GET sequential ÷ raw URLSession", 1.05, True),
     ("get_concurrent_ratio", "GET 64 in flight ÷ raw URLSession", 1.05, True),
-    ("post_sequential_ratio_both_close", "POST sequential ÷ raw, both Connection: close", 1.05, True),
-    ("post_concurrent_ratio_both_close", "POST 64 in flight ÷ raw, both Connection: close", 1.05, True),
-    ("post_sequential_ratio", "POST sequential ÷ raw keep-alive (Linux: close)", 1.05, True),
-    ("post_concurrent_ratio", "POST 64 in flight ÷ raw keep-alive (Linux: close)", 1.05, True),
+    ("post_sequential_ratio", "POST sequential ÷ raw URLSession keep-alive", 1.05, True),
+    ("post_concurrent_ratio", "POST 64 in flight ÷ raw URLSession keep-alive", 1.05, True),
+    ("get_sequential_ratio_vs_curl", "GET sequential ÷ libcurl driven directly", 1.1, True),
+    ("get_concurrent_ratio_vs_curl", "GET 64 in flight ÷ libcurl driven directly", 1.1, True),
+    ("post_sequential_ratio_vs_curl", "POST sequential ÷ libcurl driven directly", 1.1, True),
+    ("net50_get_after_idle_ratio_h2", "+50 ms, HTTP/2: GET after 2 s idle ÷ raw URLSession", 1.0, True),
+    ("net50_get_after_idle_ratio_h1", "+50 ms, HTTP/1.1: GET after 2 s idle ÷ raw URLSession", 1.0, True),
+    ("net50_post_sequential_ratio_h2", "+50 ms, HTTP/2: sequential POSTs ÷ raw URLSession", 1.0, True),
+    ("net50_post_sequential_ratio_h1", "+50 ms, HTTP/1.1: sequential POSTs ÷ raw URLSession", 1.0, True),
+    ("net50_post_concurrent_ratio_h2", "+50 ms, HTTP/2: 64 POSTs in flight ÷ raw URLSession", 1.0, True),
+    ("net50_post_concurrent_ratio_h1", "+50 ms, HTTP/1.1: 64 POSTs in flight ÷ raw URLSession", 1.0, True),
     ("paging_ratio", "all() over 100 000 items ÷ raw URLSession", 1.1, True),
     ("stampede_time_ratio", "1 000 requests on an expired token ÷ valid", 1.1, True),
     ("sse_latency_p99_ms/1000", "event stream p99 at 1 000/s (ms)", 20, True),
     ("sse_events_per_second", "event stream, events/s (higher is better)", 20_000, False),
     ("sse_rss_growth_mb", "memory growth over 1 000 000 events (MB)", 5, True),
+    ("sse_flood_rss_growth_mb", "memory growth over 1 000 000 events flat out (MB)", 10, True),
+    ("sse_idle_cpu_percent", "CPU holding 1, then 100 quiet event streams (% of a core)", 1, True),
     ("library_clean_build_seconds", "clean release build of the library (s)", 90, True),
 ]
 
@@ -63,8 +72,10 @@ def main():
     ax.set_xlim(0, 2.2)
     ax.set_xlabel("figure ÷ target (for events/s: target ÷ figure) — left of the line: met")
     machine = results.get("bench_machine", {})
-    ax.set_title(f"make bench — {machine.get('date', '?')}, {machine.get('cores', '?')} × {machine.get('cpu', '?')}, "
-                 f"load {machine.get('load_average_at_start', ['?'])[0]} at start", fontsize=9)
+    transport = machine.get("default_transport", "?").split(" (")[0]
+    ax.set_title(f"make bench — {machine.get('date', '?')}, load {machine.get('load_average_at_start', ['?'])[0]} at start\n"
+                 f"{machine.get('cores', '?')} × {machine.get('cpu', '?')}; the library's default transport: {transport}",
+                 fontsize=9)
     ax.tick_params(axis="y", labelsize=8)
     fig.tight_layout()
     fig.savefig(target_png, dpi=110)

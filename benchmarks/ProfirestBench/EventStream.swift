@@ -6,8 +6,11 @@
 //                                             of the ladder the watcher sustained (sse_max_sustained_events_per_second)
 //   sse_events_per_second                     the whole watcher (stream, parser, decoding, cursor store) with a
 //                                             trivial `onEvents`, the server writing as fast as the socket takes it
-//                                             (1 000 000 events); sse_flood_rss_growth_mb is what that run buffers:
-//                                             nothing slows the server down, so the backlog waits in memory
+//                                             (1 000 000 events); sse_flood_rss_growth_mb is the memory that run
+//                                             grows by: CurlTransport pauses a stream whose reader is behind, so the
+//                                             backlog should stay in the server's socket (target <= 10 MB);
+//                                             …_urlsession_transport: the same through URLSessionTransport, which
+//                                             cannot pause and buffers it all
 //   sse_rss_growth_mb                         resident memory over 1 000 000 events at the highest sustained rate
 //                                             (sse_rss_rate_events_per_second), where nothing piles up: the highest
 //                                             sample (every 50 000 events) minus the memory before the run
@@ -174,10 +177,11 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 /// `stream` tells the server (nil: leave it), `started` called once the watcher runs.
 func watch(
     _ server: BenchClient, stream: [String: Any]?, count: Int, limit: TimeInterval, arrivals: Arrivals,
-    interval: TimeInterval = 5, started: (() async throws -> Void)? = nil
+    interval: TimeInterval = 5, transport: (any StreamingHTTPTransport)? = nil, started: (() async throws -> Void)? = nil
 ) async throws {
     if let stream { try await server.admin("/_bench/stream", stream) }
-    let api = ProfirestApi(options: .init(baseURL: server.base, accessToken: "bench-access-token", transport: URLSessionTransport()))
+    // Without `transport`, the client's default transport (on Linux the shared CurlTransport), as an app has it.
+    let api = ProfirestApi(options: .init(baseURL: server.base, accessToken: "bench-access-token", transport: transport))
     let watcher = api.eventWatcher(.init(restaurantID: "11", onEvents: { arrivals.take($0) }, interval: interval))
     let run = Task { await watcher.run() }
     if let started { try await started() }
@@ -223,7 +227,7 @@ func eventStreamResults(_ arguments: [String]) async throws -> [String: Any] {
     let thousand = try await pacedRun(server, rate: 1_000, seconds: settings.paceSeconds, settings: settings)
     (p50["1000"], p99["1000"]) = (rounded(thousand.p50), rounded(thousand.p99))
 
-    // The whole watcher flat out: its rate (and, since nothing slows the server down, how much it buffers) — in a
+    // The whole watcher flat out: its rate (and how much memory the backlog in front of it takes) — in a
     // fresh process, whose heap holds nothing freed by the runs before.
     let flood = try runChild([
         "--child", "sse-run", "--base", server.base, "--rate", "0", "--sse-flood-events", "\(settings.floodEvents)",
@@ -232,6 +236,14 @@ func eventStreamResults(_ arguments: [String]) async throws -> [String: Any] {
     results["sse_events_per_second"] = flood["events_per_second"]
     results["sse_flood_rss_growth_mb"] = flood["rss_growth_mb"]
     results["sse_flood_rss_samples_mb"] = flood["rss_samples_mb"]
+    // The same flood through URLSessionTransport (the transport where libcurl is missing, and the Linux default
+    // before CurlTransport), which cannot pause a transfer: what the bounded stream buffer saves.
+    let floodURLSession = try runChild([
+        "--child", "sse-run", "--base", server.base, "--rate", "0", "--sse-flood-events", "\(settings.floodEvents)",
+        "--transport", "urlsession",
+    ])
+    results["sse_events_per_second_urlsession_transport"] = floodURLSession["events_per_second"]
+    results["sse_flood_rss_growth_mb_urlsession_transport"] = floodURLSession["rss_growth_mb"]
 
     // The ladder: the highest paced rate (up to what the flood reached) the watcher keeps up with. A rung that
     // fails is tried once more (another user of the machine can stall one run), then the climb stops.
@@ -288,7 +300,7 @@ func eventStreamResults(_ arguments: [String]) async throws -> [String: Any] {
         polledSeen.count, percentile(polledSeen.latencies, 0.5), percentile(polledSeen.latencies, 0.99)).utf8))
 
     results["sse_bench_setup"] = "benchmarks/bench_server.py on loopback, api.eventWatcher(...).run() with the default "
-        + "URLSessionTransport and MemoryTokenStorage, ~230-byte order.created events; latency from the server's write "
+        + "transport (CurlTransport on Linux) and MemoryTokenStorage, ~230-byte order.created events; latency from the server's write "
         + "to onEvents (CLOCK_MONOTONIC) at 10/s for \(Int(settings.slowSeconds)) s, 1000/s and each ladder rate "
         + "\(settings.ladder) for \(Int(settings.paceSeconds)) s (first 1 % dropped; sustained = all arrived and p99 <= "
         + "\(Int(settings.sustainedP99)) ms, a failed rung tried twice); \(settings.floodEvents) events flat out for the "
@@ -332,13 +344,18 @@ func parserMegabytesPerSecond() -> Double {
 func sseRunChild(base: String, _ arguments: [String]) async throws {
     let settings = EventStreamSettings(arguments)
     let rate = arguments.firstIndex(of: "--rate").flatMap { Int(arguments[$0 + 1]) } ?? 0
+    // `--transport urlsession`: one URLSessionTransport for both runs; otherwise the default transport.
+    let transport: (any StreamingHTTPTransport)? =
+        arguments.firstIndex(of: "--transport").map { arguments[$0 + 1] } == "urlsession" ? URLSessionTransport() : nil
     let server = BenchClient(base: base)
     let warm = Arrivals(expected: 2_000, keepLatencies: false)
-    try await watch(server, stream: ["rate": 10_000, "count": 2_000], count: 2_000, limit: 30, arrivals: warm)
+    try await watch(
+        server, stream: ["rate": 10_000, "count": 2_000], count: 2_000, limit: 30, arrivals: warm, transport: transport)
     let count = settings.floodEvents
     let before = residentMB()
     let arrivals = Arrivals(expected: count, keepLatencies: false, rssEvery: 50_000)
-    try await watch(server, stream: ["rate": rate, "count": count], count: count, limit: 900, arrivals: arrivals)
+    try await watch(
+        server, stream: ["rate": rate, "count": count], count: count, limit: 900, arrivals: arrivals, transport: transport)
     let seen = arrivals.snapshot()
     let perSecond = seen.seconds > 0 ? Double(seen.count - 1) / seen.seconds : .nan
     let growth = (seen.rss.map(\.mb).max() ?? before) - before

@@ -47,7 +47,7 @@ func pagingResults(_ arguments: [String]) async throws -> [String: Any] {
     let server = try BenchServer()
     defer { server.stop() }
     let expected = 100_000
-    let api = ProfirestApi(options: .init(baseURL: server.base, accessToken: "bench-access-token", transport: URLSessionTransport()))
+    let api = ProfirestApi(options: .init(baseURL: server.base, accessToken: "bench-access-token"))
     let session = URLSession(configuration: .ephemeral)
     let decoder = JSONDecoder()
     let base = server.base
@@ -105,7 +105,7 @@ func pagingResults(_ arguments: [String]) async throws -> [String: Any] {
         "pages_rss_growth_mb": memory["pages_rss_growth_mb"] ?? Double.nan,
         "all_rss_growth_mb": memory["all_rss_growth_mb"] ?? Double.nan,
         "paging_bench_setup": "benchmarks/bench_server.py on loopback, 100000 items (~110 bytes of JSON each) in pages of "
-            + "100 (1000 GETs a walk), api.all() vs raw URLSession data(for:) + JSONDecoder following next_cursor, "
+            + "100 (1000 GETs a walk), api.all() (the default transport) vs raw URLSession data(for:) + JSONDecoder following next_cursor, "
             + "\(rounds) rounds interleaved (order alternating); medians of per-round ratios; memory from /proc/self/status "
             + "(VmHWM reset through clear_refs before each walk), in a fresh process of the bench: pages() first, then all()",
     ]
@@ -114,7 +114,7 @@ func pagingResults(_ arguments: [String]) async throws -> [String: Any] {
 /// The child process of `pagingResults`: pages() keeping nothing, then all() keeping everything, each from a fresh
 /// peak; prints the figures as one JSON line.
 func pagingMemoryChild(base: String) async throws {
-    let api = ProfirestApi(options: .init(baseURL: base, accessToken: "bench-access-token", transport: URLSessionTransport()))
+    let api = ProfirestApi(options: .init(baseURL: base, accessToken: "bench-access-token"))
     // One page first, so that what loading URLSession, libcurl and the decoder costs once is not counted as the walk's.
     _ = try await api.get("/items", as: Page<BenchItem>.self)
     let pagesBefore = residentMB()

@@ -1,30 +1,38 @@
-// make bench: the library's GET + decode and JSON POST + decode against raw URLSession + JSONDecoder, same loopback
-// server, one run; then the refresh stampede keys against the sandbox (Stampede.swift).
+// make bench: the library's GET + decode and JSON POST + decode against raw URLSession + JSONDecoder and against
+// libcurl driven directly (DirectCurl.swift), same loopback server, one run; then the event feed, idle streams,
+// paging, the refresh stampede, the real network at +50 ms and clean build times (their files).
 //
 // Variants run interleaved round by round (so drift of the machine hits all of them alike):
 //   raw            URLSession (ephemeral, keep-alive) data(for:) + JSONDecoder — what an app would write
 //   raw-close      the same with `Connection: close`
 //   raw-handler    raw URLSession with dataTask(with:completionHandler:) and its default delegate queue, as the
-//                  library's transport did before: what the hop through that OperationQueue costs (BENCHMARKS.md)
-//   raw-nocache    raw URLSession data(for:) on a session without a URLCache, as the library's sessions are (so
-//                  that no body with a token is kept): what FoundationNetworking does differently without one
-//   lib            ProfirestApi with its default transport (on Linux: keep-alive while busy, see ConnectionReuse)
+//                  library's URLSessionTransport did before: what the hop through that OperationQueue costs
+//   raw-nocache    raw URLSession data(for:) on a session without a URLCache, as URLSessionTransport's sessions are
+//   lib            ProfirestApi with its default transport (made without `transport:`; on Linux the process's shared
+//                  CurlTransport: connections kept for reads and writes)
+//   transport-curl CurlTransport.send + JSONDecoder without the pipeline (the default transport's share of the cost)
+//   curl           libcurl driven directly by the bench through CProfirestCurl (DirectCurl.swift): the floor
+//   curl-new-handle  the same with a new easy handle per request, as CurlTransport makes them
+//   lib-urlsession ProfirestApi over URLSessionTransport() (the transport used where libcurl is missing; on Linux
+//                  keep-alive while busy, writes with `Connection: close`)
 //   lib-keepalive  ProfirestApi over URLSessionTransport(connectionReuse: .keepAlive)
 //   lib-close      ProfirestApi over URLSessionTransport(connectionReuse: .closeAfterEachRequest)
-//   transport-keepalive  URLSessionTransport.send + JSONDecoder without the pipeline (where the cost sits)
+//   transport-keepalive  URLSessionTransport.send + JSONDecoder without the pipeline
 //   post-raw       a ~200-byte JSON POST with an Idempotency-Key (httpBody Data) to /v2/write-quiet, keep-alive,
 //                  its {"length": n} answer decoded — what an app would write
 //   post-raw-close the same with `Connection: close`: the price of the handshake alone
-//   post-lib       ProfirestApi.post of the same body with its default transport (on Linux every request with a
-//                  body goes out with `Connection: close` on a session of its own, see ConnectionReuse)
-// Reported per request (ms), median over rounds; ratios (library ÷ raw) are medians of per-round ratios, with the
-// client's CPU time per request beside them (ProcessControl.cpuMicroseconds around each measurement: what the library
-// costs, less disturbed by the other users of a shared machine than wall time). Writes
+//   post-lib       ProfirestApi.post of the same body with its default transport (CurlTransport, kept-alive)
+//   post-lib-urlsession  the same over URLSessionTransport() (on Linux: `Connection: close` on a session of its own)
+//   post-curl      the same POST through libcurl driven directly (a fresh Idempotency-Key and body each time)
+// Reported per request (ms), median over rounds; ratios (library ÷ raw, library ÷ curl) are medians of per-round
+// ratios, with the client's CPU time per request beside them (ProcessControl.cpuMicroseconds around each measurement:
+// what the library costs, less disturbed by the other users of a shared machine than wall time). Writes
 // benchmarks/results/latest.json, keeping keys other benchmarks put there.
 //
-// Then the event feed (EventStream.swift), paging (Paging.swift), the refresh stampede (Stampede.swift) and clean
-// build times (BuildTimes.swift). `--only get|post|sse|paging|stampede|build` runs one part; `--skip a,b` leaves
-// parts out (`make bench BENCH_SKIP=build`). See BENCHMARKS.md.
+// Parts, in the order they run: get, post, curl (the three share the interleaved rounds above: a variant runs when a
+// part it serves is chosen), sse (EventStream.swift), idle (IdleStreams.swift), paging (Paging.swift), stampede
+// (Stampede.swift), net50 (RealNetwork.swift), build (BuildTimes.swift). `--only <part>` runs one part; `--skip a,b`
+// leaves parts out (`make bench BENCH_SKIP=build`). See BENCHMARKS.md.
 import Foundation
 import ProfirestAPI
 import ProfirestTestSupport
@@ -90,7 +98,32 @@ enum Group: String, CaseIterable {
 struct Variant {
     let name: String
     let group: Group
-    let fetch: Fetch
+    /// The parts of the bench that need this variant: it runs when any of them is chosen.
+    let parts: Set<String>
+    /// Milliseconds per request of `count` requests one after the other.
+    let sequential: @Sendable (_ count: Int) async throws -> Double
+    /// Milliseconds of wall time per request with `tasks` in flight, `perTask` each.
+    let concurrent: @Sendable (_ tasks: Int, _ perTask: Int) async throws -> Double
+
+    /// A variant whose every request is one async call.
+    init(name: String, group: Group, parts: Set<String>, fetch: @escaping Fetch) {
+        self.name = name
+        self.group = group
+        self.parts = parts
+        sequential = { try await timeSequential(fetch, count: $0) }
+        concurrent = { try await timeConcurrent(fetch, tasks: $0, perTask: $1) }
+    }
+
+    #if os(Linux)
+    /// libcurl driven directly: whole batches on a thread of their own.
+    init(name: String, group: Group, parts: Set<String>, curl: DirectCurl) {
+        self.name = name
+        self.group = group
+        self.parts = parts
+        sequential = { try await curl.sequential(count: $0) }
+        concurrent = { try await curl.concurrent(tasks: $0, perTask: $1) }
+    }
+    #endif
 }
 
 /// The body of the POST variants: a few string fields, ~200 bytes of JSON, as a small write of an app would be.
@@ -115,7 +148,8 @@ func writeEncoder() -> JSONEncoder {
     return encoder
 }
 
-func makeVariants(port: Int) -> [Variant] {
+/// The variants that serve one of `parts`.
+func makeVariants(port: Int, parts: Set<String>) throws -> [Variant] {
     let base = "http://127.0.0.1:\(port)"
     let url = URL(string: base + "/v2/staff")!
     let writeURL = URL(string: base + "/v2/write-quiet")!
@@ -183,20 +217,19 @@ func makeVariants(port: Int) -> [Variant] {
             try decoder.decode(WriteAnswer.self, from: $0).length
         }
     }
-    func library(_ transport: URLSessionTransport, call: @escaping @Sendable (ProfirestApi) async throws -> Int) -> Fetch {
+    /// A client with `transport`, or with the default transport when nil (made without `transport:`, as an app does).
+    func library(_ transport: (any HTTPTransport)?, call: @escaping @Sendable (ProfirestApi) async throws -> Int) -> Fetch {
         let api = ProfirestApi(options: .init(baseURL: base, transport: transport))
         return { try await call(api) }
     }
-    func libraryGet(_ transport: URLSessionTransport) -> Fetch {
+    func libraryGet(_ transport: (any HTTPTransport)?) -> Fetch {
         library(transport) { try await $0.get("/staff", as: StaffMemberPage.self).data.count }
     }
-    // The default transport: on Linux a request with a body has no keep-alive choice.
-    func libraryPost() -> Fetch {
-        library(URLSessionTransport()) { try await $0.post("/write-quiet", body: WriteBody(), as: WriteAnswer.self).length }
+    func libraryPost(_ transport: (any HTTPTransport)?) -> Fetch {
+        library(transport) { try await $0.post("/write-quiet", body: WriteBody(), as: WriteAnswer.self).length }
     }
-    // The transport alone (no pipeline): tells the transport's share of the library's cost from the pipeline's.
-    func transportOnly() -> Fetch {
-        let transport = URLSessionTransport(connectionReuse: .keepAlive)
+    // A transport alone (no pipeline): tells the transport's share of the library's cost from the pipeline's.
+    func transportOnly(_ transport: any HTTPTransport) -> Fetch {
         let request = HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"])
         return {
             let response = try await transport.send(request)
@@ -204,19 +237,43 @@ func makeVariants(port: Int) -> [Variant] {
             return try decoder.decode(StaffMemberPage.self, from: response.data).data.count
         }
     }
-    return [
-        Variant(name: "raw", group: .get, fetch: rawGet(close: false)),
-        Variant(name: "transport-keepalive", group: .get, fetch: transportOnly()),
-        Variant(name: "lib", group: .get, fetch: libraryGet(URLSessionTransport())),
-        Variant(name: "raw-close", group: .get, fetch: rawGet(close: true)),
-        Variant(name: "raw-handler", group: .get, fetch: rawHandlerGet()),
-        Variant(name: "raw-nocache", group: .get, fetch: rawGet(close: false, cache: false)),
-        Variant(name: "lib-keepalive", group: .get, fetch: libraryGet(URLSessionTransport(connectionReuse: .keepAlive))),
-        Variant(name: "lib-close", group: .get, fetch: libraryGet(URLSessionTransport(connectionReuse: .closeAfterEachRequest))),
-        Variant(name: "post-raw", group: .post, fetch: rawPost(close: false)),
-        Variant(name: "post-lib", group: .post, fetch: libraryPost()),
-        Variant(name: "post-raw-close", group: .post, fetch: rawPost(close: true)),
+    var variants = [
+        Variant(name: "raw", group: .get, parts: ["get", "curl"], fetch: rawGet(close: false)),
+        Variant(name: "transport-keepalive", group: .get, parts: ["get"],
+                fetch: transportOnly(URLSessionTransport(connectionReuse: .keepAlive))),
+        Variant(name: "lib", group: .get, parts: ["get", "curl"], fetch: libraryGet(nil)),
+        Variant(name: "raw-close", group: .get, parts: ["get"], fetch: rawGet(close: true)),
+        Variant(name: "lib-urlsession", group: .get, parts: ["get"], fetch: libraryGet(URLSessionTransport())),
+        Variant(name: "raw-handler", group: .get, parts: ["get"], fetch: rawHandlerGet()),
+        Variant(name: "raw-nocache", group: .get, parts: ["get"], fetch: rawGet(close: false, cache: false)),
+        Variant(name: "lib-keepalive", group: .get, parts: ["get"],
+                fetch: libraryGet(URLSessionTransport(connectionReuse: .keepAlive))),
+        Variant(name: "lib-close", group: .get, parts: ["get"],
+                fetch: libraryGet(URLSessionTransport(connectionReuse: .closeAfterEachRequest))),
+        Variant(name: "post-raw", group: .post, parts: ["post", "curl"], fetch: rawPost(close: false)),
+        Variant(name: "post-lib", group: .post, parts: ["post", "curl"], fetch: libraryPost(nil)),
+        Variant(name: "post-raw-close", group: .post, parts: ["post"], fetch: rawPost(close: true)),
+        Variant(name: "post-lib-urlsession", group: .post, parts: ["post"], fetch: libraryPost(URLSessionTransport())),
     ]
+    #if os(Linux)
+    variants += [
+        Variant(name: "transport-curl", group: .get, parts: ["get", "curl"], fetch: transportOnly(try CurlTransport())),
+        Variant(name: "curl", group: .get, parts: ["curl"], curl: try DirectCurl(DirectCurlRequest(
+            url: url.absoluteString, headers: ["Accept: application/json"],
+            decode: { try decoder.decode(StaffMemberPage.self, from: $0).data.count }))),
+        Variant(name: "curl-new-handle", group: .get, parts: ["curl"], curl: try DirectCurl(DirectCurlRequest(
+            url: url.absoluteString, headers: ["Accept: application/json"],
+            decode: { try decoder.decode(StaffMemberPage.self, from: $0).data.count }), newHandlePerRequest: true)),
+        Variant(name: "post-curl", group: .post, parts: ["curl"], curl: try DirectCurl(DirectCurlRequest(
+            url: writeURL.absoluteString,
+            headers: ["Accept: application/json", "Content-Type: application/json", "User-Agent: ProfirestAPI-Swift/1.0.0",
+                      "Expect:"],
+            freshHeaders: { ["Idempotency-Key: " + UUID().uuidString.lowercased()] },
+            body: { try encoder.encode(WriteBody()) },
+            decode: { try decoder.decode(WriteAnswer.self, from: $0).length }))),
+    ]
+    #endif
+    return variants.filter { !$0.parts.isDisjoint(with: parts) }
 }
 
 /// CPU time of this process (user + system), microseconds.
@@ -236,14 +293,14 @@ func cpuMicroseconds(of pid: Int32) -> Double {
 }
 
 /// Milliseconds per request of `count` sequential requests.
-func sequential(_ fetch: Fetch, count: Int) async throws -> Double {
+func timeSequential(_ fetch: Fetch, count: Int) async throws -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     for _ in 0..<count { _ = try await fetch() }
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(count)
 }
 
 /// Milliseconds of wall time per request with `tasks` requests in flight at once.
-func concurrent(_ fetch: @escaping Fetch, tasks: Int, perTask: Int) async throws -> Double {
+func timeConcurrent(_ fetch: @escaping Fetch, tasks: Int, perTask: Int) async throws -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<tasks {
@@ -289,33 +346,86 @@ func perRound(_ times: Times, _ a: String, _ b: String) -> [Double] {
     zip(times[a]!, times[b]!).map { $0 / $1 }
 }
 
-func getFigures(seq: Times, conc: Times) -> [String: Any] {
-    [
-        "get_sequential_ratio": ratio(seq, "lib", "raw"),
-        "get_concurrent_ratio": ratio(conc, "lib", "raw"),
-        "get_sequential_ratio_keepalive": ratio(seq, "lib-keepalive", "raw"),
-        "get_concurrent_ratio_keepalive": ratio(conc, "lib-keepalive", "raw"),
-        "get_sequential_ratio_both_close": ratio(seq, "lib-close", "raw-close"),
-        "get_concurrent_ratio_both_close": ratio(conc, "lib-close", "raw-close"),
-        "connection_close_cost_sequential": ratio(seq, "lib-close", "lib-keepalive"),
-        "connection_close_cost_concurrent": ratio(conc, "lib-close", "lib-keepalive"),
-    ]
+/// The keys of the comparison: each (key, times, a, b) whose two variants ran becomes `key: ratio(times, a, b)`.
+/// Which parts ran decides which variants did, so a part's keys appear exactly when it ran.
+struct Figures {
+    let seq: Times
+    let conc: Times
+    let concCPU: Times
+    var results: [String: Any] = [:]
+
+    func ran(_ names: String...) -> Bool { names.allSatisfy { seq[$0] != nil } }
+
+    mutating func key(_ key: String, _ times: Times, _ a: String, _ b: String) {
+        guard ran(a, b) else { return }
+        results[key] = ratio(times, a, b)
+    }
+
+    /// `<group>_sequential<suffix>` and `<group>_concurrent<suffix>` for a ÷ b.
+    mutating func both(_ group: String, _ suffix: String, _ a: String, _ b: String) {
+        key("\(group)_sequential\(suffix)", seq, a, b)
+        key("\(group)_concurrent\(suffix)", conc, a, b)
+    }
 }
 
-/// The library's write against raw keep-alive (what it costs an app), against raw `Connection: close` (what is
-/// left besides the handshake), and raw close ÷ raw keep-alive (the handshake itself). Quartiles of the per-round
-/// ratios for the headline figures: a round of 1 024 fresh connections scatters more than one of kept-alive ones.
-func postFigures(seq: Times, conc: Times) -> [String: Any] {
-    [
-        "post_sequential_ratio": ratio(seq, "post-lib", "post-raw"),
-        "post_concurrent_ratio": ratio(conc, "post-lib", "post-raw"),
-        "post_sequential_ratio_quartiles": quartiles(perRound(seq, "post-lib", "post-raw")).map(rounded),
-        "post_concurrent_ratio_quartiles": quartiles(perRound(conc, "post-lib", "post-raw")).map(rounded),
-        "post_sequential_ratio_both_close": ratio(seq, "post-lib", "post-raw-close"),
-        "post_concurrent_ratio_both_close": ratio(conc, "post-lib", "post-raw-close"),
-        "post_raw_close_ratio": ratio(seq, "post-raw-close", "post-raw"),
-        "post_raw_close_ratio_concurrent": ratio(conc, "post-raw-close", "post-raw"),
-    ]
+/// Every key of the GET, POST and direct-curl comparison (BENCHMARKS.md says what each means).
+func comparisonFigures(seq: Times, conc: Times, concCPU: Times) -> [String: Any] {
+    var f = Figures(seq: seq, conc: conc, concCPU: concCPU)
+    // The library with its default transport against raw URLSession keep-alive: the headline figures.
+    f.both("get", "_ratio", "lib", "raw")
+    f.key("get_concurrent_cpu_ratio", concCPU, "lib", "raw")
+    if f.ran("lib", "raw") {
+        f.results["get_concurrent_ratio_quartiles"] = quartiles(perRound(conc, "lib", "raw")).map(rounded)
+        f.results["get_concurrent_ratio_rounds"] = perRound(conc, "lib", "raw").map(rounded)
+    }
+    f.both("post", "_ratio", "post-lib", "post-raw")
+    f.key("post_concurrent_cpu_ratio", concCPU, "post-lib", "post-raw")
+    if f.ran("post-lib", "post-raw") {
+        f.results["post_sequential_ratio_quartiles"] = quartiles(perRound(seq, "post-lib", "post-raw")).map(rounded)
+        f.results["post_concurrent_ratio_quartiles"] = quartiles(perRound(conc, "post-lib", "post-raw")).map(rounded)
+    }
+    // The library against libcurl driven directly (the floor), and where the difference sits: the transport alone
+    // against curl, and curl against raw URLSession.
+    f.both("get", "_ratio_vs_curl", "lib", "curl")
+    f.both("post", "_ratio_vs_curl", "post-lib", "post-curl")
+    // Their spread: on a shared machine single rounds of a sub-millisecond loop scatter widely.
+    for (key, times, a, b) in [("get_sequential", seq, "lib", "curl"), ("get_concurrent", conc, "lib", "curl"),
+                               ("post_sequential", seq, "post-lib", "post-curl")] where f.ran(a, b) {
+        f.results["\(key)_ratio_vs_curl_quartiles"] = quartiles(perRound(times, a, b)).map(rounded)
+    }
+    f.key("get_concurrent_cpu_ratio_vs_curl", concCPU, "lib", "curl")
+    f.key("post_concurrent_cpu_ratio_vs_curl", concCPU, "post-lib", "post-curl")
+    f.both("get", "_ratio_new_handle_vs_curl", "curl-new-handle", "curl")
+    f.key("get_concurrent_cpu_ratio_new_handle_vs_curl", concCPU, "curl-new-handle", "curl")
+    f.both("get", "_ratio_transport_vs_curl", "transport-curl", "curl")
+    f.key("get_concurrent_cpu_ratio_transport_vs_curl", concCPU, "transport-curl", "curl")
+    f.both("get", "_ratio_curl_vs_raw", "curl", "raw")
+    f.both("post", "_ratio_curl_vs_raw", "post-curl", "post-raw")
+    f.key("get_concurrent_cpu_ratio_curl_vs_raw", concCPU, "curl", "raw")
+    f.key("get_concurrent_cpu_ratio_transport", concCPU, "transport-curl", "raw")
+    // URLSessionTransport, the transport used where libcurl is missing (and the library's Linux default before
+    // CurlTransport): its figures as they were measured before, under names that say so.
+    f.both("get", "_ratio_urlsession_transport", "lib-urlsession", "raw")
+    f.both("get", "_ratio_keepalive", "lib-keepalive", "raw")
+    f.both("get", "_ratio_both_close", "lib-close", "raw-close")
+    f.key("connection_close_cost_sequential", seq, "lib-close", "lib-keepalive")
+    f.key("connection_close_cost_concurrent", conc, "lib-close", "lib-keepalive")
+    f.key("get_concurrent_cpu_ratio_urlsession_transport_alone", concCPU, "transport-keepalive", "raw")
+    f.both("post", "_ratio_urlsession_transport", "post-lib-urlsession", "post-raw")
+    f.both("post", "_ratio_urlsession_transport_both_close", "post-lib-urlsession", "post-raw-close")
+    f.key("post_concurrent_cpu_ratio_urlsession_transport_both_close", concCPU, "post-lib-urlsession", "post-raw-close")
+    f.key("post_raw_close_ratio", seq, "post-raw-close", "post-raw")
+    f.key("post_raw_close_ratio_concurrent", conc, "post-raw-close", "post-raw")
+    // FoundationNetworking's own costs, measured on raw URLSession: the completion handler's hop through the delegate
+    // queue, and a session without a URLCache.
+    f.key("completion_hop_cost_concurrent", conc, "raw-handler", "raw")
+    f.key("completion_hop_cpu_cost_concurrent", concCPU, "raw-handler", "raw")
+    f.key("get_sequential_ratio_vs_raw_without_cache", seq, "lib", "raw-nocache")
+    f.key("get_concurrent_ratio_vs_raw_without_cache", conc, "lib", "raw-nocache")
+    f.key("no_cache_cost_sequential", seq, "raw-nocache", "raw")
+    f.key("no_cache_cost_concurrent", conc, "raw-nocache", "raw")
+    f.key("no_cache_cpu_cost_concurrent", concCPU, "raw-nocache", "raw")
+    return f.results
 }
 
 /// What each group's `…_bench_setup` key says about how it was measured.
@@ -326,11 +436,13 @@ func setup(_ group: Group, _ settings: Settings) -> String {
         + "Idempotency-Key, {\"length\": n} answer"
     }
     return "loopback tools/loopback_server.py, \(what), \(settings.rounds) rounds of \(settings.sequential) sequential and "
-        + "\(settings.concurrentTasks)x\(settings.concurrentPerTask) concurrent, interleaved; medians"
+        + "\(settings.concurrentTasks)x\(settings.concurrentPerTask) concurrent, interleaved; medians; lib = ProfirestApi "
+        + "with its default transport (CurlTransport on Linux); curl = libcurl driven directly (one easy handle reused "
+        + "sequentially, \(settings.concurrentTasks) easy handles on one multi handle concurrently, a thread of its own)"
 }
 
-/// The parts of the bench, in the order they run.
-let parts = ["get", "post", "sse", "paging", "stampede", "build"]
+/// The parts of the bench, in the order they run (get, post and curl share one interleaved comparison).
+let parts = ["get", "post", "curl", "sse", "idle", "paging", "stampede", "net50", "build"]
 
 /// The parts `--only` and `--skip` leave to run.
 func chosenParts(_ settings: Settings) throws -> [String] {
@@ -348,6 +460,8 @@ func run() async throws {
         let base = arguments.firstIndex(of: "--base").map { arguments[$0 + 1] } ?? ""
         switch arguments[child + 1] {
         case "sse-run": return try await sseRunChild(base: base, arguments)
+        case "sse-idle": return try await idleStreamsChild(base: base, arguments)
+        case "sse-idle-raw": return try await idleRawURLSessionChild(base: base, arguments)
         case "paging-memory": return try await pagingMemoryChild(base: base)
         default: throw BenchFailure("unknown --child \(arguments[child + 1])")
         }
@@ -356,6 +470,8 @@ func run() async throws {
     let chosen = try chosenParts(settings)
     var machine = machineDescription()
     machine["load_average_at_start"] = loadAverage()
+    machine["default_transport"] = defaultTransportDescription()
+    FileHandle.standardError.write(Data("bench: the library's default transport here is \(machine["default_transport"]!)\n".utf8))
     let started = Date()
     // Each part's keys are merged into the file as soon as it is done.
     func save(_ results: [String: Any]) throws {
@@ -365,23 +481,46 @@ func run() async throws {
         results["bench_machine"] = machine
         try merge(results, into: settings.output)
     }
-    let groups = Group.allCases.filter { chosen.contains($0.rawValue) }
-    if !groups.isEmpty { try save(try await compare(groups, settings)) }
+    let compared = Set(chosen).intersection(["get", "post", "curl"])
+    if !compared.isEmpty { try save(try await compare(compared, settings)) }
     if chosen.contains("sse") { try save(try await eventStreamResults(CommandLine.arguments)) }
+    if chosen.contains("idle") { try save(try await idleStreamResults(CommandLine.arguments)) }
     if chosen.contains("paging") { try save(try await pagingResults(CommandLine.arguments)) }
     if chosen.contains("stampede") { try save(try await stampedeResults(CommandLine.arguments)) }
+    if chosen.contains("net50") { try save(try await realNetworkResults(CommandLine.arguments)) }
     // Last: a clean build takes both cores for minutes.
     if chosen.contains("build") { try save(try buildTimeResults()) }
     FileHandle.standardError.write(Data(String(format: "bench: %@ in %.0f s\n", chosen.joined(separator: ", "),
         Date().timeIntervalSince(started)).utf8))
 }
 
-/// The GET and POST comparisons against raw URLSession, interleaved round by round.
-func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: Any] {
+/// The transport `ProfirestApi` takes when its options name none — what every "lib" figure measures: on Linux
+/// CurlTransport and its libcurl, unless libcurl could not be used and the client fell back to URLSessionTransport
+/// (which its observer hears, and the bench then says).
+func defaultTransportDescription() -> String {
+    final class Fallback: @unchecked Sendable {
+        // @unchecked: `reason` is guarded by `lock`.
+        private let lock = NSLock()
+        private var reason: String?
+        func set(_ text: String) { lock.lock(); reason = text; lock.unlock() }
+        var seen: String? { lock.lock(); defer { lock.unlock() }; return reason }
+    }
+    let fallback = Fallback()
+    _ = ProfirestApi(options: .init(observer: { if case .transportFallback(let reason) = $0 { fallback.set(reason) } }))
+    if let reason = fallback.seen { return "URLSessionTransport (the fallback: \(reason))" }
+    #if os(Linux)
+    return "CurlTransport (\(CurlTransport.version ?? "?"))"
+    #else
+    return "URLSessionTransport"
+    #endif
+}
+
+/// The GET, POST and direct-curl comparisons, every variant that serves one of `chosen` interleaved round by round.
+func compare(_ chosen: Set<String>, _ settings: Settings) async throws -> [String: Any] {
     let server = try Server(script: settings.serverScript)
     defer { server.stop() }
-    let variants = makeVariants(port: server.port).filter { groups.contains($0.group) }
-    for variant in variants { _ = try await sequential(variant.fetch, count: 50) }  // warm up connections and caches
+    let variants = try makeVariants(port: server.port, parts: chosen)
+    for variant in variants { _ = try await variant.sequential(50) }  // warm up connections and caches
 
     var seq: Times = [:]
     var conc: Times = [:]
@@ -392,13 +531,13 @@ func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: A
         // Rotate the order each round so no variant always runs first.
         let order = (0..<variants.count).map { variants[($0 + round) % variants.count] }
         for variant in order {
-            seq[variant.name, default: []].append(try await sequential(variant.fetch, count: settings.sequential))
+            seq[variant.name, default: []].append(try await variant.sequential(settings.sequential))
         }
         for variant in order {
             let cpu = cpuMicroseconds()
             let serverStart = cpuMicroseconds(of: serverPID)
             conc[variant.name, default: []].append(
-                try await concurrent(variant.fetch, tasks: settings.concurrentTasks, perTask: settings.concurrentPerTask))
+                try await variant.concurrent(settings.concurrentTasks, settings.concurrentPerTask))
             let requests = Double(settings.concurrentTasks * settings.concurrentPerTask)
             concCPU[variant.name, default: []].append((cpuMicroseconds() - cpu) / requests)
             serverCPU[variant.name, default: []].append((cpuMicroseconds(of: serverPID) - serverStart) / requests)
@@ -410,15 +549,12 @@ func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: A
     let c = conc.mapValues(median)
     let cpu = concCPU.mapValues(median)
     let serverCost = serverCPU.mapValues(median)
-    var results: [String: Any] = [:]
-    for group in groups {
-        let figures = switch group {
-        case .get: getFigures(seq: seq, conc: conc)
-        case .post: postFigures(seq: seq, conc: conc)
-        }
-        results.merge(figures) { $1 }
+    var results = comparisonFigures(seq: seq, conc: conc, concCPU: concCPU)
+    for group in Group.allCases {
+        let ofGroup = variants.filter { $0.group == group }
+        guard !ofGroup.isEmpty else { continue }
         var perRequest: [String: Any] = [:]
-        for variant in variants where variant.group == group {
+        for variant in ofGroup {
             perRequest[variant.name] = [
                 "sequential": rounded(s[variant.name]!), "concurrent_64": rounded(c[variant.name]!),
                 "concurrent_64_cpu_us": rounded(cpu[variant.name]!),
@@ -427,25 +563,6 @@ func compare(_ groups: [Group], _ settings: Settings) async throws -> [String: A
         }
         results["\(group.rawValue)_ms_per_request"] = perRequest
         results["\(group.rawValue)_bench_setup"] = setup(group, settings)
-    }
-    if groups.contains(.get) {
-        results["get_concurrent_ratio_quartiles"] = quartiles(perRound(conc, "lib", "raw")).map(rounded)
-        results["get_concurrent_ratio_rounds"] = perRound(conc, "lib", "raw").map(rounded)
-        results["get_concurrent_cpu_ratio"] = ratio(concCPU, "lib", "raw")
-        results["get_concurrent_cpu_ratio_transport"] = ratio(concCPU, "transport-keepalive", "raw")
-        // The cause of the gap this library had: the completion handler's hop through the delegate queue.
-        results["completion_hop_cost_concurrent"] = ratio(conc, "raw-handler", "raw")
-        results["completion_hop_cpu_cost_concurrent"] = ratio(concCPU, "raw-handler", "raw")
-        // What is left of it: raw URLSession configured as the library's sessions are (no URLCache) is as slow.
-        results["get_sequential_ratio_vs_raw_without_cache"] = ratio(seq, "lib", "raw-nocache")
-        results["get_concurrent_ratio_vs_raw_without_cache"] = ratio(conc, "lib", "raw-nocache")
-        results["no_cache_cost_sequential"] = ratio(seq, "raw-nocache", "raw")
-        results["no_cache_cost_concurrent"] = ratio(conc, "raw-nocache", "raw")
-        results["no_cache_cpu_cost_concurrent"] = ratio(concCPU, "raw-nocache", "raw")
-    }
-    if groups.contains(.post) {
-        results["post_concurrent_cpu_ratio"] = ratio(concCPU, "post-lib", "post-raw")
-        results["post_concurrent_cpu_ratio_both_close"] = ratio(concCPU, "post-lib", "post-raw-close")
     }
 
     print("ms per request (median)      sequential   concurrent(64)   CPU µs/request (64): client  server")

@@ -82,10 +82,16 @@ final class CurlStreamBody: @unchecked Sendable {
                 lock.lock()
                 if head < chunks.count {
                     let chunk = chunks[head]
+                    // The taken chunk's slot lets go of its bytes: a reader that never quite catches up (a flood)
+                    // would otherwise keep every chunk of the stream alive here.
+                    chunks[head] = Data()
                     head += 1
                     buffered -= chunk.count
                     if head == chunks.count {
                         chunks.removeAll(keepingCapacity: true)
+                        head = 0
+                    } else if head >= 1024 {
+                        chunks.removeFirst(head)
                         head = 0
                     }
                     // Resumed once the reader has taken half of what filled the buffer: fewer pause/resume rounds.
