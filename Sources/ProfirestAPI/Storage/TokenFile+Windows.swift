@@ -31,7 +31,11 @@ enum TokenFile {
     }
 
     /// Replaces the file so that readers and crashes see either the old or the new content, never a mix.
-    static func replace(path: String, with data: Data) throws {
+    /// `beforeRename` and `afterRename` run when the new content is flushed in its temporary file, and when it has
+    /// taken the file's place (the outbox journal's kill points for the soak; nothing for other callers).
+    static func replace(
+        path: String, with data: Data, beforeRename: () -> Void = {}, afterRename: () -> Void = {}
+    ) throws {
         // Beside the file, so that the rename stays on one volume.
         let temporary = path + ".tmp-" + Crypto.randomBytes(6).map { String($0, radix: 16) }.joined()
         try OwnerOnlySecurity.withAttributes(path: path, failure: .unwritable) { attributes in
@@ -49,11 +53,13 @@ enum TokenFile {
                 try writeAll(handle, data, path: path)
                 guard FlushFileBuffers(handle) else { throw unwritable(path, "FlushFileBuffers", GetLastError()) }
             }
+            beforeRename()
             let moved = wide(temporary) { from in
                 wide(path) { to in MoveFileExW(from, to, DWORD(MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) }
             }
             guard moved else { throw unwritable(path, "MoveFileExW", GetLastError()) }
             renamed = true
+            afterRename()
         }
     }
 
