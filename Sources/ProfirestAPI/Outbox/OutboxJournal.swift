@@ -62,6 +62,11 @@ final class OutboxJournal: Sendable {
     /// The waiting write with this id, if it still waits.
     func entry(id: String) -> JournalEntry? { replica.withLock { $0.slots[id]?.entry } }
 
+    /// The members of the batch begun and not answered yet, while all of them still wait.
+    var begunBatch: [String]? {
+        replica.withLock { r in r.batch.flatMap { batch in batch.ids.allSatisfy { r.slots[$0] != nil } ? batch.ids : nil } }
+    }
+
     /// What became of a write that left the journal, as recorded by any process sharing it (the last 256).
     func settlement(of id: String) -> JournalSettlement? { replica.withLock { $0.recent[id] } }
 
