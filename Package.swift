@@ -17,7 +17,7 @@ let strict: [SwiftSetting] = [
 //   handle and lock table, and a record of each file's owner and of the security descriptor it was created with or
 //   later given.
 // - PlatformShims: symlinks to the platform files (KeychainTokenStorage, Crypto+CryptoKit, FileLock+Windows,
-//   TokenFile+Windows, OwnerOnlySecurity+Windows) plus the few library files they need (TokenStorage, StorageError, Crypto, PortableSHA256),
+//   TokenFile+Windows, JournalFile+Windows, OwnerOnlySecurity+Windows) plus the few library files they need (TokenStorage, StorageError, Crypto, PortableSHA256),
 //   built with PROFIREST_SHIMS. Symlinked sources rather than a dependency on ProfirestAPI,
 //   because the files extend internal types (`Crypto`) and a second copy of ProfirestAPI's public API would make
 //   every name ambiguous in the tests; the shim module's copies of those types are its own and internal to it.
