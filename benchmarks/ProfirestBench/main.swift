@@ -22,9 +22,10 @@
 // costs, less disturbed by the other users of a shared machine than wall time). Writes
 // benchmarks/results/latest.json, keeping keys other benchmarks put there.
 //
-// Then the event feed (EventStream.swift), paging (Paging.swift), the refresh stampede (Stampede.swift) and clean
-// build times (BuildTimes.swift). `--only get|post|sse|paging|stampede|build` runs one part; `--skip a,b` leaves
-// parts out (`make bench BENCH_SKIP=build`). See BENCHMARKS.md.
+// Then the event feed (EventStream.swift), paging (Paging.swift), the refresh stampede (Stampede.swift), the outbox's
+// durable writes (OutboxBench.swift) and clean build times (BuildTimes.swift).
+// `--only get|post|sse|paging|stampede|outbox|build` runs one part; `--skip a,b` leaves parts out
+// (`make bench BENCH_SKIP=build`). See BENCHMARKS.md.
 import Foundation
 import ProfirestAPI
 import ProfirestTestSupport
@@ -39,7 +40,7 @@ struct Settings {
     var concurrentPerTask = 16
     var output = "benchmarks/results/latest.json"
     var serverScript = "tools/loopback_server.py"
-    /// `--only <part>`: that part alone (get, post, sse, paging, stampede, build).
+    /// `--only <part>`: that part alone (get, post, sse, paging, stampede, outbox, build).
     var only: String?
     /// `--skip a,b`: leave these parts out.
     var skip: Set<String> = []
@@ -336,7 +337,7 @@ func setup(_ group: Group, _ settings: Settings) -> String {
 }
 
 /// The parts of the bench, in the order they run.
-let parts = ["get", "post", "sse", "paging", "stampede", "build"]
+let parts = ["get", "post", "sse", "paging", "stampede", "outbox", "build"]
 
 /// The parts `--only` and `--skip` leave to run.
 func chosenParts(_ settings: Settings) throws -> [String] {
@@ -376,6 +377,7 @@ func run() async throws {
     if chosen.contains("sse") { try save(try await eventStreamResults(CommandLine.arguments)) }
     if chosen.contains("paging") { try save(try await pagingResults(CommandLine.arguments)) }
     if chosen.contains("stampede") { try save(try await stampedeResults(CommandLine.arguments)) }
+    if chosen.contains("outbox") { try save(try await outboxResults(CommandLine.arguments)) }
     // Last: a clean build takes both cores for minutes.
     if chosen.contains("build") { try save(try buildTimeResults()) }
     FileHandle.standardError.write(Data(String(format: "bench: %@ in %.0f s\n", chosen.joined(separator: ", "),

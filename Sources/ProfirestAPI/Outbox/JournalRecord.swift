@@ -205,8 +205,10 @@ struct JournalReplica {
     var recent: [String: JournalSettlement] = [:]
     var recentOrder: [String] = []
 
-    /// The file's generation this copy follows (nil: no file yet) and the end of the last good record read.
+    /// The file's generation this copy follows (nil: no file yet), its header line as written (compared, not decoded,
+    /// on each look), and the end of the last good record read.
     var generation: String?
+    var headerLine: Data?
     var offset = 0
     /// The bytes of the header and the carried settlements, which a compaction writes again anyway.
     var baseBytes = 0
@@ -225,6 +227,7 @@ struct JournalReplica {
         batch = nil
         liveBytes = 0
         baseBytes = 0
+        headerLine = nil
         self.generation = generation
         self.offset = offset
     }

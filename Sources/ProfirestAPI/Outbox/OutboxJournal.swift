@@ -164,17 +164,22 @@ final class OutboxJournal: Sendable {
             try migrate(file, size: size, into: &r)
             return try JournalFile.open(path: path)
         }
-        guard let newline = start.firstIndex(of: UInt8(ascii: "\n")),
-            let header = JournalRecord.decode(line: start[start.startIndex..<newline]),
-            case .header(let version, let generation) = header
-        else {
+        guard let newline = start.firstIndex(of: UInt8(ascii: "\n")) else {
             throw corrupt("its first line is not an outbox journal's header")
         }
-        guard version == JournalRecord.version else {
-            throw corrupt("it is version \(version) of the format, this library reads version \(JournalRecord.version)")
-        }
-        if generation != r.generation || size < r.offset {
-            r.restart(generation: generation, offset: newline - start.startIndex + 1)
+        let headerLine = start[start.startIndex...newline]
+        if headerLine != r.headerLine || size < r.offset {
+            // A file this copy has not read (the first look, or another process compacted it): from the start.
+            guard let header = JournalRecord.decode(line: headerLine.dropLast()),
+                case .header(let version, let generation) = header
+            else {
+                throw corrupt("its first line is not an outbox journal's header")
+            }
+            guard version == JournalRecord.version else {
+                throw corrupt("it is version \(version) of the format, this library reads version \(JournalRecord.version)")
+            }
+            r.restart(generation: generation, offset: headerLine.count)
+            r.headerLine = Data(headerLine)
             r.baseBytes = r.offset
         }
         if size > r.offset {
@@ -199,6 +204,7 @@ final class OutboxJournal: Sendable {
             let header = JournalRecord.header(version: JournalRecord.version, generation: generation).line()
             try replace(with: lines.reduce(header, +))
             r.restart(generation: generation, offset: header.count)
+            r.headerLine = header
             r.baseBytes = header.count
             for (record, line) in zip(records, lines) { r.apply(record, bytes: line.count) }
             r.offset += lines.reduce(0) { $0 + $1.count }
@@ -227,7 +233,8 @@ final class OutboxJournal: Sendable {
     private func compact(_ r: inout JournalReplica) throws {
         r.compactions += 1
         let generation = ProfirestApi.uuid()
-        var data = JournalRecord.header(version: JournalRecord.version, generation: generation).line()
+        let header = JournalRecord.header(version: JournalRecord.version, generation: generation).line()
+        var data = header
         let settled = JournalRecord.settled(r.recentOrder.compactMap { id in r.recent[id].map { (id, $0) } }).line()
         data += settled
         let base = data.count
@@ -249,6 +256,7 @@ final class OutboxJournal: Sendable {
             with: data, beforeRename: { if kill == .compaction(count) { JournalFile.killSelf() } },
             afterRename: { if kill == .compacted(count) { JournalFile.killSelf() } })
         r.generation = generation
+        r.headerLine = header
         r.offset = data.count
         r.baseBytes = base
         r.resize(sizes)
