@@ -213,6 +213,8 @@ struct JournalReplica {
     /// The bytes of the header and the carried settlements, which a compaction writes again anyway.
     var baseBytes = 0
     var liveBytes = 0
+    /// Punches settled whose records (with their PINs) are still in the file: the next outcome compacts them away.
+    var settledPunches = 0
     var appends = 0
     var compactions = 0
 
@@ -227,6 +229,7 @@ struct JournalReplica {
         batch = nil
         liveBytes = 0
         baseBytes = 0
+        settledPunches = 0
         headerLine = nil
         self.generation = generation
         self.offset = offset
@@ -303,6 +306,7 @@ struct JournalReplica {
     /// After a compaction: the `add` lines' new lengths.
     mutating func resize(_ sizes: [String: Int]) {
         liveBytes = 0
+        settledPunches = 0
         for (id, bytes) in sizes where slots[id] != nil {
             slots[id]!.bytes = bytes
             liveBytes += bytes
@@ -312,7 +316,10 @@ struct JournalReplica {
     }
 
     private mutating func settle(_ id: String, _ settlement: JournalSettlement, remove: Bool) {
-        if remove, let slot = slots.removeValue(forKey: id) { liveBytes -= slot.bytes }
+        if remove, let slot = slots.removeValue(forKey: id) {
+            liveBytes -= slot.bytes
+            if slot.entry.kind == OutboxItem.Kind.punch.rawValue { settledPunches += 1 }
+        }
         if recent.updateValue(settlement, forKey: id) == nil {
             recentOrder.append(id)
             if recentOrder.count > 256 { recent[recentOrder.removeFirst()] = nil }

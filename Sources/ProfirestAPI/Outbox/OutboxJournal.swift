@@ -10,6 +10,8 @@ import Foundation
 /// When the records nobody needs any more outweigh the live ones (and 1 MiB), the file is compacted: rewritten
 /// with only the waiting writes, in a temporary file that replaces it atomically (`TokenFile.replace`). So the
 /// file holds at most about twice what waits plus 1 MiB, and a delivered write costs an append, not a rewrite.
+/// A round that settled punches compacts at once: a punch's record carries its PIN, which must leave the file with
+/// the punch.
 ///
 /// Crash-safe at every byte: a record is a line that ends with a newline and starts with the CRC-32 of its JSON,
 /// and a record cut short (a kill or power cut in the middle of an append) is the last one — whoever takes the lock
@@ -123,7 +125,8 @@ final class OutboxJournal: Sendable {
             try append(
                 [.outcome(delivered: delivered, refused: refused, kept: kept, closes: closes)], durable: false, to: &r,
                 file: file)
-            if r.deadBytes > max(hooks.compactionMinimum, r.liveBytes) { try compact(&r) }
+            // Settled punches go at once: their records carry PINs, which leave the file with their punch.
+            if r.settledPunches > 0 || r.deadBytes > max(hooks.compactionMinimum, r.liveBytes) { try compact(&r) }
         }
     }
 

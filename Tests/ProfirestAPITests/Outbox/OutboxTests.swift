@@ -162,6 +162,8 @@ final class OutboxTests: XCTestCase {
         XCTAssertEqual(failures.withLock { $0.map(\.item.id) }, [ids[7]])
         XCTAssertEqual(failures.withLock { $0.first?.error.code }, "staff_credentials_invalid")
         XCTAssertEqual(try journal().count, 0, "PINs leave the file with their punches")
+        let raw = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+        XCTAssertFalse(raw.contains("\"op\":\"add\""), "not even as records of settled punches: the file was compacted")
     }
 
     func testAPunchDeliveredAtOnceAnswersWithItsPunchAndAnAmbiguousPinIsThrown() async throws {
