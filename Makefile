@@ -7,14 +7,14 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: chart snippets check-snippets check-curl-abi dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
+.PHONY: chart snippets check-snippets check-curl-abi dist dist-test quickstart-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, the
 ## scripts' tests, fuzz, the release archive. Every step runs to its end even when an earlier one failed (a step that
 ## needs a failed one fails too), so one run shows every failure; the run ends with the failed steps and the line
 ## `make-test: N passed, N failed`, and fails when any step failed (scripts/run-steps.sh). `make STEP` runs one.
 TEST_STEPS := lint-contract check-generated check-snippets check-curl-abi build docs swift-test swift-test-tsan sandbox-test tools-test \
-	demo-test soak-short fuzz dist-test
+	demo-test soak-short fuzz dist-test quickstart-test
 test:
 	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED)" scripts/run-steps.sh make-test $(TEST_STEPS)
 
@@ -182,6 +182,12 @@ dist:
 ## that package (the library compiled once more, about a minute) and runs it (tools/check_dist.sh)
 dist-test: dist
 	SWIFT=$(SWIFT) tools/check_dist.sh dist/$(DIST_NAME).tar.gz $(DIST_NAME)
+
+## quickstart-test: the README's Quick start as it stands — its Package.swift and main.swift, verbatim, in a new
+## package beside a copy of this working tree named as a clone is (profirest-api-swift) — built (the library compiled
+## once more, about a minute; tools/check_quickstart.py)
+quickstart-test:
+	SWIFT=$(SWIFT) $(PYTHON) tools/check_quickstart.py
 
 ## soak: writes through the outbox against the sandbox's random faults (30 %), a restart and a token expiry, counted
 ## from the sandbox's own records, and SIGKILLed writers finished by a restart (benchmarks/ProfirestBench/Soak.swift);
