@@ -309,9 +309,10 @@ extension ProfirestApi {
     /// Opens the durable outbox journaled in the file at `path`, for writes that must happen once even when the
     /// network is down or the app is killed (see ``Outbox``).
     ///
-    /// The file is readable by its owner only; one file per outbox, one outbox per file. `capacity` bounds the
-    /// queue: a write beyond it is refused with `outbox_full`, never dropped. `onFailure` hears of writes sent later
-    /// that the server refused for good.
+    /// The file is readable by its owner only. Several processes may open the same file (each sees what the others
+    /// handed in and settled); within a process, keep one outbox per file. `capacity` bounds the queue: a write
+    /// beyond it is refused with `outbox_full`, never dropped. `onFailure` hears of writes sent later that the
+    /// server refused for good.
     ///
     /// ```swift
     /// let outbox = try api.outbox(path: "pichacka-outbox.json", onFailure: { failure in log(failure) })
