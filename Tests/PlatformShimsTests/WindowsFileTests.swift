@@ -54,7 +54,7 @@ final class WindowsFileTests: XCTestCase {
         Thread.sleep(forTimeInterval: 0.2)
         order.append("first releases")
         first.release()
-        wait(for: [acquired], timeout: 5)
+        wait(for: [acquired], timeout: 30)
         XCTAssertEqual(order.entries, ["first releases", "second"], "the second waits for the first")
         XCTAssertEqual(WindowsFiles.shared.openHandles, handlesBefore, "every handle is closed")
         // And it can be taken again.
