@@ -144,9 +144,9 @@ demo: venv
 	@scripts/demo.sh
 
 ## bench: every figure of BENCHMARKS.md — library vs raw URLSession on loopback (GET, POST, paging), the event feed
-## (latency, rate, memory, polling), the refresh stampede (in-process and 8 processes) against the sandbox, clean
-## build times — into benchmarks/results/latest.json, then the chart benchmarks/results/figures.png (about 6 minutes).
-## BENCH_SKIP leaves parts out (e.g. BENCH_SKIP=build,stampede; parts: get, post, sse, paging, stampede, build);
+## (latency, rate, memory, polling), the refresh stampede (in-process and 8 processes) and the outbox (enqueue, drain,
+## journal size) against the sandbox, clean build times — into benchmarks/results/latest.json, then the chart benchmarks/results/figures.png (about 6 minutes).
+## BENCH_SKIP leaves parts out (e.g. BENCH_SKIP=build,stampede; parts: get, post, sse, paging, stampede, outbox, build);
 ## BENCH_BUILD_FLAGS adds swift build options (e.g. --scratch-path).
 BENCH_BUILD_FLAGS ?=
 BENCH_SKIP ?=
