@@ -190,7 +190,8 @@ quickstart-test:
 	SWIFT=$(SWIFT) $(PYTHON) tools/check_quickstart.py
 
 ## soak: writes through the outbox against the sandbox's random faults (30 %), a restart and a token expiry, counted
-## from the sandbox's own records, and SIGKILLed writers finished by a restart (benchmarks/ProfirestBench/Soak.swift);
+## from the sandbox's own records, and SIGKILLed writers — at random, or inside a journal append or compaction —
+## finished by a restart (benchmarks/ProfirestBench/Soak.swift);
 ## then the event feed read through stream cuts, outages, polling phases and cursor expiries, counted by event id
 ## (SoakEvents.swift); writes benchmarks/results/soak.json and fails when a write is lost or doubled.
 ## SOAK_WRITES, SOAK_KILLS, SOAK_EVENTS set the size.
