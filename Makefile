@@ -7,14 +7,14 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: chart snippets check-snippets check-curl-abi dist dist-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
+.PHONY: chart snippets check-snippets check-curl-abi dist dist-test quickstart-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, the
 ## scripts' tests, fuzz, the release archive. Every step runs to its end even when an earlier one failed (a step that
 ## needs a failed one fails too), so one run shows every failure; the run ends with the failed steps and the line
 ## `make-test: N passed, N failed`, and fails when any step failed (scripts/run-steps.sh). `make STEP` runs one.
 TEST_STEPS := lint-contract check-generated check-snippets check-curl-abi build docs swift-test swift-test-tsan sandbox-test tools-test \
-	demo-test soak-short fuzz dist-test
+	demo-test soak-short fuzz dist-test quickstart-test
 test:
 	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED)" scripts/run-steps.sh make-test $(TEST_STEPS)
 
@@ -152,13 +152,14 @@ demo: venv
 
 ## bench: every figure of BENCHMARKS.md — the library (its default transport) vs raw URLSession and vs libcurl driven
 ## directly on loopback (GET, POST, paging), the event feed (latency, rate, memory, polling), quiet streams' idle CPU,
-## the refresh stampede (in-process and 8 processes) against the sandbox, the real network at +50 ms (nginx with TLS,
-## HTTP/2 and HTTP/1.1; needs root and nginx, else skipped with the reason), clean build times — into
-## benchmarks/results/latest.json, then the chart benchmarks/results/figures.png (about 18 minutes).
-## BENCH_SKIP leaves parts out (e.g. BENCH_SKIP=build,stampede,idle). Parts: get, post, curl (the loopback GET/POST
-## comparison; curl = the direct-libcurl floor), sse, idle (quiet streams, 2 min 30 s), paging, stampede, net50 (the
-## +50 ms network; as root it puts the harness's CA in the system store for raw URLSession and removes it at the end),
-## build. One part alone: .build/release/ProfirestBench --only idle (--idle-seconds 60, --net-rounds 7 set their size).
+## the refresh stampede (in-process and 8 processes) and the outbox (enqueue, drain, journal size) against the sandbox,
+## the real network at +50 ms (nginx with TLS, HTTP/2 and HTTP/1.1; needs root and nginx, else skipped with the
+## reason), clean build times — into benchmarks/results/latest.json, then the chart benchmarks/results/figures.png
+## (about 20 minutes). BENCH_SKIP leaves parts out (e.g. BENCH_SKIP=build,stampede,idle). Parts: get, post, curl (the
+## loopback GET/POST comparison; curl = the direct-libcurl floor), sse, idle (quiet streams, 2 min 30 s), paging,
+## stampede, outbox, net50 (the +50 ms network; as root it puts the harness's CA in the system store for raw URLSession
+## and removes it at the end), build. One part alone: .build/release/ProfirestBench --only idle (--idle-seconds 60,
+## --net-rounds 7 set their size).
 ## BENCH_BUILD_FLAGS adds swift build options (e.g. --scratch-path).
 BENCH_BUILD_FLAGS ?=
 BENCH_SKIP ?=
@@ -195,8 +196,15 @@ dist:
 dist-test: dist
 	SWIFT=$(SWIFT) tools/check_dist.sh dist/$(DIST_NAME).tar.gz $(DIST_NAME)
 
+## quickstart-test: the README's Quick start as it stands — its Package.swift and main.swift, verbatim, in a new
+## package beside a copy of this working tree named as a clone is (profirest-api-swift) — built (the library compiled
+## once more, about a minute; tools/check_quickstart.py)
+quickstart-test:
+	SWIFT=$(SWIFT) $(PYTHON) tools/check_quickstart.py
+
 ## soak: writes through the outbox against the sandbox's random faults (30 %), a restart and a token expiry, counted
-## from the sandbox's own records, and SIGKILLed writers finished by a restart (benchmarks/ProfirestBench/Soak.swift);
+## from the sandbox's own records, and SIGKILLed writers — at random, or inside a journal append or compaction —
+## finished by a restart (benchmarks/ProfirestBench/Soak.swift);
 ## then the event feed read through stream cuts, outages, polling phases and cursor expiries, counted by event id
 ## (SoakEvents.swift); writes benchmarks/results/soak.json and fails when a write is lost or doubled.
 ## SOAK_WRITES, SOAK_KILLS, SOAK_EVENTS set the size.

@@ -19,7 +19,7 @@ let strict: [SwiftSetting] = [
 // - NotOnWindows: POSIX names the Windows C runtime lacks, with Glibc's signatures, so a Windows or portable file that
 //   calls one fails here (re-exported by WindowsShims).
 // - PlatformShims: symlinks to the library's platform files (KeychainTokenStorage, Crypto+CryptoKit, the Windows
-//   storage files, the Apple branches of Transport/) plus the few library files they need, built with PROFIREST_SHIMS.
+//   storage files and the outbox journal's Windows file, the Apple branches of Transport/) plus the few library files they need, built with PROFIREST_SHIMS.
 //   Symlinked sources rather than a dependency on ProfirestAPI, because the files extend internal types (`Crypto`) and
 //   a second copy of ProfirestAPI's public API would make every name ambiguous in the tests; the shim module's copies
 //   of those types are its own and internal to it.

@@ -53,7 +53,9 @@ else
   sandbox_pid=$!
   # when the terminal ends: stop the sandbox and wait for it, so the port is free at once (unless it was stopped
   # already — a sandbox started again by hand is not this one and keeps running)
-  trap 'kill "$sandbox_pid" 2>/dev/null && wait "$sandbox_pid" 2>/dev/null; rm -f "$log"' EXIT
+  trap 'if kill "$sandbox_pid" 2>/dev/null; then wait "$sandbox_pid" 2>/dev/null
+          echo "Sandbox (pid $sandbox_pid), který demo spustilo, je zastavený. / The sandbox the demo started is stopped." >&2
+        fi; rm -f "$log"' EXIT
   for _ in $(seq 1 100); do
     if head -n 1 "$log" | grep -q '"ready"'; then break; fi
     if ! kill -0 "$sandbox_pid" 2>/dev/null; then
@@ -87,4 +89,7 @@ else
   echo "Sandbox: $api — approve the pairing code on $admin (restaurant 11), or run scripts/approve.sh CODE."
 fi
 echo "Demo PINs: 1234 Jana (manager), 2222 Petr and Eva (shared), 3333 Tomáš. Commands: p/o/pz/kz PIN, k, f, odparovat, q; help."
-PROFIREST_BASE_URL="$api" PROFIREST_TOKENS="$TOKENS" PROFIREST_OUTBOX="$OUTBOX" "$terminal"
+# PROFIREST_DEMO_SANDBOX_PID: the terminal says on quitting that the demo stops the sandbox it started (none when
+# the sandbox was already running).
+PROFIREST_BASE_URL="$api" PROFIREST_TOKENS="$TOKENS" PROFIREST_OUTBOX="$OUTBOX" \
+  PROFIREST_DEMO_SANDBOX_PID="${sandbox_pid:-}" "$terminal"

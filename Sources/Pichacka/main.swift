@@ -11,15 +11,18 @@
 //   k        who is at work     f        the offline queue
 //   odparovat  forget the pairing                q        quit
 //
-// A punch made without a connection is kept in the outbox file and sent when the server is back, also after the
-// terminal was killed and started again.
+// A punch the server could not answer is kept in the outbox file and sent when the server is back, also after the
+// terminal was killed and started again; the terminal says why it waits ("saved offline" only without a connection;
+// a server error, an overloaded server with when it goes again), and announces such a punch when it is delivered
+// or refused later. A lockout after wrong PINs says when to try again; `help` has an English line too.
 //
 // `--verbose` prints what the library does (attempts, retries, refreshes, the outbox) on standard error.
 //
 // PROFIREST_BASE_URL sets the API address (https://api.mujprofirest.cz by default), PROFIREST_TOKENS the token
 // file (./profirest-pichacka.json by default — it holds the device's tokens: guard it like a password) and
 // PROFIREST_OUTBOX the outbox file (./profirest-pichacka-outbox.json — it holds queued punches with their PINs
-// until they are sent).
+// until they are sent). `make demo` sets PROFIREST_DEMO_SANDBOX_PID when it started the sandbox itself, so that
+// quitting says the demo stops it.
 import Foundation
 import ProfirestAPI
 
@@ -113,6 +116,8 @@ struct Settings {
     let baseURL: String
     let tokenFile: String
     let outboxFile: String
+    /// Set by `make demo` when it started the sandbox itself, which it stops when the terminal ends.
+    let demoSandboxPID: String?
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         func value(_ name: String, default fallback: String) -> String {
@@ -122,15 +127,33 @@ struct Settings {
         baseURL = value("PROFIREST_BASE_URL", default: "https://api.mujprofirest.cz")
         tokenFile = value("PROFIREST_TOKENS", default: "profirest-pichacka.json")
         outboxFile = value("PROFIREST_OUTBOX", default: "profirest-pichacka-outbox.json")
+        demoSandboxPID = environment["PROFIREST_DEMO_SANDBOX_PID"].flatMap { $0.isEmpty ? nil : $0 }
     }
 }
 
-/// Punch commands and the words the terminal shows for attendance states.
+/// Punch commands and the words the terminal shows for attendance states, punches and errors.
 enum Vocabulary {
     static let punchTypes: [String: AttendancePunchType] = ["p": .clockIn, "o": .clockOut, "pz": .breakStart, "kz": .breakEnd]
     static let stateNames: [String: String] = ["working": "v práci", "on_break": "na přestávce", "off": "mimo práci"]
+    static let punchNames: [String: String] = [
+        "clock_in": "příchod", "clock_out": "odchod", "break_start": "začátek přestávky", "break_end": "konec přestávky",
+    ]
 
     static func describe(state: String) -> String { stateNames[state] ?? state }
+
+    /// A time of day as the terminal's clock shows it, "14:05" (formatting only: nothing untrusted is parsed).
+    static func clock(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "HH:mm"
+        return formatter.string(from: date)
+    }
+
+    /// "za 300 s (v 14:10)": when a wait of the server's Retry-After is over; "za chvíli" without one.
+    static func after(_ seconds: Int?, now: Date = Date()) -> String {
+        guard let seconds else { return "za chvíli" }
+        return "za \(seconds) s (v \(clock(now.addingTimeInterval(TimeInterval(seconds)))))"
+    }
 
     /// The terminal's own words for the errors a person meets; the server's title (in Czech) for the rest.
     /// `showsCodes` (--verbose) adds the error's code, for whoever debugs the terminal.
@@ -141,11 +164,50 @@ enum Vocabulary {
         case ErrorCode.notPaired: words = "Zařízení není spárované – spusťte terminál znovu a spárujte ho."
         case ErrorCode.insufficientScope: words = "Zařízení na to nemá oprávnění – spárujte ho znovu s potřebným oprávněním."
         case ErrorCode.staffLocked:
-            words = "Příliš mnoho špatných pokusů – zkuste to za \(error.retryAfter.map(String.init) ?? "chvíli") s."
-        case ErrorCode.rateLimited: words = "Server je přetížený – zkuste to za chvíli."
+            words = "Terminál je po špatných PINech zamčený – zkuste to \(after(error.retryAfter))."
+        case ErrorCode.staffCredentialsInvalid: words = "Neznámý nebo neaktivní PIN – píchnutí se nezapsalo."
+        case ErrorCode.rateLimited: words = "Server je přetížený – zkuste to \(after(error.retryAfter))."
         default: words = "Chyba: \(error.title)"
         }
         return showsCodes ? "\(words) [\(error.code)]" : words
+    }
+
+    /// Why a queued punch waits, in the person's words: "saved offline" only without a connection; the server's
+    /// trouble, its overload (with when it goes again) and the device's access each as they are.
+    static func queued(_ item: OutboxItem, status: OutboxStatus, showsCodes: Bool) -> String {
+        let waiting = "čeká \(status.count)"
+        // A write not tried (the server's Retry-After held it back) waits for the reason the others wait.
+        let failure = status.lastFailure
+        let code = item.lastErrorCode ?? failure?.code
+        let seconds = failure?.code == code ? failure?.retryAfter : nil
+        let words: String
+        switch code {
+        case ErrorCode.networkError?, ErrorCode.timeout?:
+            words = "Uloženo offline – odešle se, až bude spojení (\(waiting))."
+        case ErrorCode.rateLimited?:
+            words = "Server je přetížený – píchnutí je uložené a odešle se \(after(seconds)) (\(waiting))."
+        case ErrorCode.invalidToken?, ErrorCode.notPaired?, ErrorCode.insufficientScope?:
+            words = "Zařízení teď nemá přístup k serveru (\(failure?.title ?? "spárování")) – píchnutí je uložené a odešle se, "
+                + "až ho zase mít bude (\(waiting))."
+        case nil:
+            words = "Píchnutí je uložené ve frontě a odešle se samo (\(waiting))."
+        default:
+            let what = failure.map { "\($0.title)\($0.status >= 500 ? ", \($0.status)" : "")" } ?? "chyba serveru"
+            let when = seconds.map { "\(after($0))" } ?? "samo, až server zase odpoví"
+            words = "Server má potíže (\(what)) – píchnutí je uložené a odešle se \(when) (\(waiting))."
+        }
+        return showsCodes ? "\(words) [\(code ?? "-")]" : words
+    }
+
+    /// Why the server refused a punch that waited in the queue, as a reason after a colon.
+    static func refusal(_ error: ProfirestAPIError) -> String {
+        switch error.code {
+        case ErrorCode.staffCredentialsInvalid: return "neznámý nebo neaktivní PIN"
+        case ErrorCode.staffLocked: return "terminál byl po špatných PINech zamčený"
+        case ErrorCode.staffAmbiguous: return "PIN má víc lidí – píchněte znovu a vyberte, kdo jste"
+        case ErrorCode.attendanceStateConflict: return "\(error.title.lowercased()) (\(error.detail ?? "stav se mezitím změnil"))"
+        default: return error.title
+        }
     }
 
     static let help = """
@@ -155,7 +217,66 @@ enum Vocabulary {
           k         kdo je v práci         f         fronta offline (píchnutí bez spojení)
           odparovat zapomenout spárování   q         konec
           help      tato nápověda
+        In English: p PIN clock in, o PIN clock out, pz PIN / kz PIN break start / end, k who is at work,
+          f the offline queue, odparovat forget the pairing, q quit.
         """
+}
+
+/// The punches the terminal said were saved in the queue, so that it tells the person again when one of them is
+/// delivered or refused later. A delivery the library reports while the punch is still being handed in is the
+/// answer the punch command shows itself — unless the command then hears "queued" (the queue delivered it in
+/// between), when it is announced at once.
+actor QueuedPunches {
+    struct Punch: Sendable {
+        let type: String?
+        let at: Date
+    }
+
+    private var handingIn: Set<String> = []
+    private var deliveredMeanwhile: Set<String> = []
+    private var queued: [String: Punch] = [:]
+
+    func start(_ id: String) { handingIn.insert(id) }
+
+    /// The punch command's outcome. True when a queued punch was delivered meanwhile (announce it now).
+    func finished(_ id: String, queued isQueued: Bool, punch: Punch) -> Bool {
+        handingIn.remove(id)
+        let delivered = deliveredMeanwhile.remove(id) != nil
+        if isQueued, !delivered { queued[id] = punch }
+        return isQueued && delivered
+    }
+
+    /// Punches left in the queue by an earlier run.
+    func remember(_ items: [OutboxItem]) {
+        for item in items where item.kind == .punch { queued[item.id] = Punch(type: nil, at: item.enqueuedAt) }
+    }
+
+    /// A delivery the library reported: the queued punch to announce, or nil.
+    func delivered(_ id: String) -> Punch? {
+        if handingIn.contains(id) {
+            deliveredMeanwhile.insert(id)
+            return nil
+        }
+        return queued.removeValue(forKey: id)
+    }
+
+    /// A queued punch the server refused.
+    func refused(_ id: String, enqueuedAt: Date) -> Punch {
+        queued.removeValue(forKey: id) ?? Punch(type: nil, at: enqueuedAt)
+    }
+
+    /// "příchod z 14:05" or "píchnutí z 14:05".
+    static func describe(_ punch: Punch) -> String {
+        "\(punch.type.flatMap { Vocabulary.punchNames[$0] } ?? "píchnutí") z \(Vocabulary.clock(punch.at))"
+    }
+}
+
+/// Tells the person that a punch from the queue was delivered — with whose it was, when the server's list of
+/// punches has it.
+func announceDelivered(_ api: ProfirestApi, restaurantID: String, id: String, punch: QueuedPunches.Punch) async {
+    let recorded = try? await api.attendance.listPunches(restaurantID: restaurantID, limit: 100).data.first { $0.id == id }
+    let who = recorded.map { " – \($0.employee.name), \(Vocabulary.describe(state: $0.state))" } ?? ""
+    show("Píchnutí z fronty odesláno: \(QueuedPunches.describe(punch))\(who).")
 }
 
 /// Pairs the device when it has no tokens yet; exits when pairing fails, and at once (status 0) on `q`.
@@ -203,30 +324,38 @@ func ensurePaired(_ api: ProfirestApi, keyboard: Keyboard) async {
 /// One punch through the outbox: journaled with its id and time before it is sent, so without a connection it
 /// waits in the file (also across a restart) and goes out when the server is back. The id is made once, so a repeat
 /// after choosing a person is the same punch.
-func punch(_ outbox: Outbox, keyboard: Keyboard, restaurantID: String, type: AttendancePunchType, pin: String,
-           verbose: Bool) async {
+func punch(_ outbox: Outbox, keyboard: Keyboard, queue: QueuedPunches, api: ProfirestApi, restaurantID: String,
+           type: AttendancePunchType, pin: String, verbose: Bool) async {
     var body = AttendancePunchCreate(id: ProfirestApi.uuid(), type: type, credential: StaffCredential(method: "pin", secret: pin))
+    body.occurredAt = Date()
+    let noted = QueuedPunches.Punch(type: type.rawValue, at: body.occurredAt ?? Date())
+    await queue.start(body.id)
     while true {
         do {
             switch try await outbox.punch(restaurantID: restaurantID, body) {
             case .delivered(let answer):
+                _ = await queue.finished(body.id, queued: false, punch: noted)
                 if let recorded = try? answer?.decode(as: AttendancePunch.self) {
                     show("OK: \(recorded.employee.name) – \(Vocabulary.describe(state: recorded.state))")
                 } else {
                     show("OK.")
                 }
-            case .queued:
-                show("Uloženo offline – odešle se, až bude spojení (čeká \(outbox.status.count)).")
+            case .queued(let item):
+                show(Vocabulary.queued(item, status: outbox.status, showsCodes: verbose))
+                if await queue.finished(body.id, queued: true, punch: noted) {
+                    await announceDelivered(api, restaurantID: restaurantID, id: body.id, punch: noted)
+                }
             }
             return
         } catch let error as ProfirestAPIError {
             switch error.code {
             case ErrorCode.staffAmbiguous:
-                guard let chosen = await choose(from: error.candidates, keyboard: keyboard) else { return show("Zrušeno.") }
+                guard let chosen = await choose(from: error.candidates, keyboard: keyboard) else {
+                    _ = await queue.finished(body.id, queued: false, punch: noted)
+                    return show("Zrušeno.")
+                }
                 body.credential?.employeeId = chosen
                 continue
-            case ErrorCode.staffCredentialsInvalid:
-                show("Neznámý PIN.")
             case ErrorCode.attendanceStateConflict:
                 show("Teď to nejde: \(error.title)")
             case ErrorCode.outboxFull:
@@ -234,8 +363,10 @@ func punch(_ outbox: Outbox, keyboard: Keyboard, restaurantID: String, type: Att
             default:
                 show(Vocabulary.explain(error, showsCodes: verbose))
             }
+            _ = await queue.finished(body.id, queued: false, punch: noted)
             return
         } catch {
+            _ = await queue.finished(body.id, queued: false, punch: noted)
             show("Chyba: \(error.localizedDescription)")
             return
         }
@@ -266,11 +397,14 @@ func showPresence(_ api: ProfirestApi, restaurantID: String) async throws {
 /// The whole terminal; kept in a function so nothing is a global (top-level async code would put globals on the main actor).
 func runTerminal() async {
     let settings = Settings()
-    // --verbose: what the library does, one line each on standard error (redacted: no token, PIN or body).
-    var observer: (@Sendable (ProfirestEvent) -> Void)?
+    // The observer hears of queued punches delivered later (announced below); with --verbose it also prints what
+    // the library does, one line each on standard error (redacted: no token, PIN or body).
     let verbose = CommandLine.arguments.contains("--verbose")
-    if verbose {
-        observer = { event in FileHandle.standardError.write(Data("profirest: \(event)\n".utf8)) }
+    let queue = QueuedPunches()
+    let deliveries = AsyncStream.makeStream(of: String.self)
+    let observer: @Sendable (ProfirestEvent) -> Void = { event in
+        if verbose { FileHandle.standardError.write(Data("profirest: \(event)\n".utf8)) }
+        if case .outbox(.delivered(let id)) = event { deliveries.continuation.yield(id) }
     }
     let api = ProfirestApi(options: .init(
         baseURL: settings.baseURL,
@@ -290,24 +424,42 @@ func runTerminal() async {
     let outbox: Outbox
     do {
         outbox = try api.outbox(path: settings.outboxFile, onFailure: { failure in
-            show("Píchnutí z fronty server odmítl: \(failure.error.title) (\(failure.error.code))")
+            Task {
+                let punch = await queue.refused(failure.item.id, enqueuedAt: failure.item.enqueuedAt)
+                let code = verbose ? " [\(failure.error.code)]" : ""
+                show("Píchnutí z fronty (\(QueuedPunches.describe(punch))) server odmítl: \(Vocabulary.refusal(failure.error)).\(code)")
+            }
         })
     } catch {
         show("Frontu offline nejde otevřít: \(error)")
         exit(1)
     }
     // Delivers what waits in the outbox now and whenever the connection comes back, until the terminal ends.
+    await queue.remember(outbox.items)
     let delivering = Task { await outbox.run() }
-    defer { delivering.cancel() }
-    show("Provozovna \(restaurantID). Příkazy: p/o/pz/kz PIN, k, f, odparovat, q; help = nápověda.")
+    let announcing = Task {
+        for await id in deliveries.stream {
+            if let punch = await queue.delivered(id) {
+                await announceDelivered(api, restaurantID: restaurantID, id: id, punch: punch)
+            }
+        }
+    }
+    defer {
+        delivering.cancel()
+        announcing.cancel()
+    }
+    show("Provozovna \(restaurantID). Příkazy: p/o/pz/kz PIN, k, f, odparovat, q; help = nápověda (help in English too).")
     if outbox.status.count > 0 { show("Ve frontě offline čeká \(outbox.status.count) píchnutí.") }
 
     while let line = await keyboard.next() {
         let words = line.split(separator: " ", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
         let command = words.first?.lowercased() ?? ""
         do {
-            if let type = Vocabulary.punchTypes[command], words.count == 2 {
-                await punch(outbox, keyboard: keyboard, restaurantID: restaurantID, type: type, pin: words[1], verbose: verbose)
+            if let type = Vocabulary.punchTypes[command], words.count == 2, !words[1].isEmpty {
+                await punch(outbox, keyboard: keyboard, queue: queue, api: api, restaurantID: restaurantID, type: type,
+                            pin: words[1], verbose: verbose)
+            } else if Vocabulary.punchTypes[command] != nil {
+                show("Chybí PIN: napište \(command) a PIN, např. \(command) 1234. (PIN missing: type \(command) and the PIN.)")
             } else if command == "k" {
                 try await showPresence(api, restaurantID: restaurantID)
             } else if command == "help" || command == "?" {
@@ -336,6 +488,11 @@ func runTerminal() async {
     // Before the terminal ends: one more try for what waits (it stays in the file when that fails too).
     let left = await outbox.flush()
     if left.count > 0 { show("Ve frontě offline zůstává \(left.count) píchnutí; odešlou se při dalším spuštění.") }
+    if let pid = settings.demoSandboxPID {
+        show("Konec. Demo teď zastaví sandbox, který spustilo (pid \(pid)). / Quitting: the demo now stops the sandbox it started.")
+    } else {
+        show("Konec.")
+    }
 }
 
 await runTerminal()

@@ -10,6 +10,12 @@
 //       reads the last complete line)
 //   ProfirestRefreshProbe hold-lock --file PATH --seconds S
 //       takes the file's lock, prints {"locked": true}, and sleeps holding it (a test kills it with SIGKILL there)
+//   ProfirestRefreshProbe outbox --base URL --file PATH --client ID --outbox PATH --prefix P --writes N
+//       one of several processes on one outbox file: delivers what the file holds (`run()`) while it hands in N writes
+//       a few milliseconds apart, customers and attendance punches in turn, printing a line as each is accepted —
+//       `c KEY` (a customer's Idempotency-Key) or `p ID` (a punch's id), also when the server refused it — then
+//       waits until nothing waits in the file, and prints {"done": true} (CrossProcessOutboxTests kills it with
+//       SIGKILL at a random moment)
 //
 // It never prints a token: only counts, error codes and times.
 import Foundation
@@ -126,11 +132,62 @@ func holdLock() {
     }
 }
 
+/// One of several processes handing writes to one outbox file and delivering them (see the top of the file).
+func outbox() async {
+    let api = ProfirestApi(options: .init(
+        baseURL: argument("base"), clientID: argument("client"), language: "en",
+        storage: FileTokenStorage(path: argument("file")), retryDelay: 0.05, timeout: 10))
+    let outbox: Outbox
+    do {
+        outbox = try api.outbox(path: argument("outbox"))
+    } catch {
+        emit(["error": String(describing: type(of: error))])
+        exit(1)
+    }
+    let delivering = Task { await outbox.run() }
+    let prefix = argument("prefix")
+    let pins = ["1234", "3333"]
+    var states: [String: Bool] = [:]  // a PIN's person is at work (as far as this process's punches go)
+    for i in 0..<(Int(argument("writes", "20")) ?? 20) {
+        let line: String
+        do {
+            if i % 2 == 0 {
+                let key = "\(prefix)c-\(i)"
+                _ = try await outbox.post("/customers", body: ["name": .string("Process \(key)")], idempotencyKey: key)
+                line = "c \(key)"
+            } else {
+                let pin = pins[(i / 2) % pins.count]
+                let working = states[pin] ?? false
+                states[pin] = !working
+                let punch = AttendancePunchCreate(
+                    id: ProfirestApi.uuid(), type: working ? "clock_out" : "clock_in",
+                    credential: StaffCredential(method: "pin", secret: pin))
+                do {
+                    _ = try await outbox.punch(restaurantID: argument("restaurant", "11"), punch)
+                } catch let error as ProfirestAPIError where error.code == ErrorCode.attendanceStateConflict {
+                    // The other process punched the same person meanwhile: refused, but it reached the server.
+                }
+                line = "p \(punch.id)"
+            }
+        } catch {
+            emit(["error": String(describing: error)])
+            exit(1)
+        }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        try? await Task.sleep(nanoseconds: UInt64.random(in: 1_000_000...15_000_000))
+    }
+    // Until nothing waits in the file — the writes of a process killed meanwhile included (flush reads the file).
+    while await outbox.flush().count > 0 { try? await Task.sleep(nanoseconds: 20_000_000) }
+    delivering.cancel()
+    emit(["done": true])
+}
+
 switch CommandLine.arguments.dropFirst().first {
 case "calls": await calls()
 case "loop": await loop()
 case "hold-lock": holdLock()
+case "outbox": await outbox()
 default:
-    FileHandle.standardError.write(Data("usage: ProfirestRefreshProbe calls|hold-lock …\n".utf8))
+    FileHandle.standardError.write(Data("usage: ProfirestRefreshProbe calls|loop|hold-lock|outbox …\n".utf8))
     exit(2)
 }

@@ -15,6 +15,10 @@ enum OSProcesses: OSProcessControl {
         _ = kill(pid, SIGKILL)
     }
 
+    static func endedByEnd(signal: Bool, status: Int32) -> Bool {
+        signal && status == SIGKILL
+    }
+
     static func cpuMicroseconds() -> Double {
         // CLOCK_PROCESS_CPUTIME_ID is user and system time of every thread, like getrusage's, and is spelt alike with
         // Glibc and Darwin (getrusage's RUSAGE_SELF is not).

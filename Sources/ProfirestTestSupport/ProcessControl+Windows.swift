@@ -16,6 +16,11 @@ enum OSProcesses: OSProcessControl {
         _ = CloseHandle(process)
     }
 
+    /// TerminateProcess's exit code above; Foundation reports it as an exit.
+    static func endedByEnd(signal: Bool, status: Int32) -> Bool {
+        !signal && status == 1
+    }
+
     static func cpuMicroseconds() -> Double {
         var creation = FILETIME()
         var exit = FILETIME()

@@ -17,6 +17,12 @@ public enum ProcessControl {
         OSProcesses.end(process.processIdentifier)
     }
 
+    /// Whether `process` ended because it was killed at once (SIGKILL on POSIX; on Windows the exit code
+    /// `kill(_:)` gives, 1), not by exiting on its own. Usage: `if ProcessControl.wasKilled(writer) { … }`
+    public static func wasKilled(_ process: Process) -> Bool {
+        !process.isRunning && OSProcesses.endedByEnd(signal: process.terminationReason == .uncaughtSignal, status: process.terminationStatus)
+    }
+
     /// The CPU time this process has used, user and system, in microseconds. Usage: `let before = ProcessControl.cpuMicroseconds()`
     public static func cpuMicroseconds() -> Double {
         OSProcesses.cpuMicroseconds()
@@ -40,6 +46,8 @@ public enum ProcessControl {
 protocol OSProcessControl {
     /// Ends the process `pid` at once.
     static func end(_ pid: Int32)
+    /// Whether a process that ended so (by a signal or with an exit status, and that status) was ended by `end`.
+    static func endedByEnd(signal: Bool, status: Int32) -> Bool
     /// This process's CPU time, user and system, in microseconds (NaN when it cannot be read).
     static func cpuMicroseconds() -> Double
     /// CLOCK_MONOTONIC in nanoseconds, or nil.

@@ -1,10 +1,15 @@
 """The example terminal end to end: Pichacka, built by `swift build`, against a sandbox started here.
 
 A manager's approval comes through the sandbox's admin API while the terminal polls; then punches, a shared PIN,
-the presence list, an unknown PIN, a restart that stays paired, and unpairing; `q` while the code is shown.
+the presence list, an unknown PIN, a restart that stays paired, and unpairing; `q` while the code is shown; and what
+the terminal tells a person about each outcome of a punch — saved offline only without a connection, a server
+error, an overloaded server with when it goes again, a lockout with its time, an unknown or inactive PIN, a queued
+punch delivered or refused later — the help's English line, `p` without a PIN, and quitting under `make demo`.
 """
 import json
 import os
+import queue
+import re
 import subprocess
 import sys
 import threading
@@ -78,6 +83,57 @@ def _read_until(terminal: subprocess.Popen, text: str, seconds: float = 30) -> s
     return seen
 
 
+def _adds(outbox: Path) -> int:
+    """The writes the outbox's journal file holds as records (a line `<crc> <json>` each; `add` is a write handed in)."""
+    if not outbox.exists():
+        return 0
+    records = [json.loads(line.split(" ", 1)[1]) for line in outbox.read_text().splitlines() if " " in line]
+    assert records and records[0]["op"] == "header", "the journal's first line is its header"
+    return sum(1 for r in records if r["op"] == "add")
+
+
+class Terminal:
+    """A running terminal whose output is read by a thread, so a test can wait for a line with a deadline."""
+
+    def __init__(self, api: str, tokens: Path, *arguments: str, **environment: str):
+        self.process = subprocess.Popen([str(_binary()), *arguments], env=dict(_env(api, tokens), **environment),
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.lines: "queue.Queue[str | None]" = queue.Queue()
+        self.seen = ""
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def type(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def expect(self, pattern: str, seconds: float = 60) -> str:
+        """The output up to the first line matching `pattern` (a regular expression) since the last expect."""
+        seen = ""
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.time()))
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            seen += line
+            self.seen += line
+            if re.search(pattern, line):
+                return seen
+        raise AssertionError(f"no line matching {pattern!r} within {seconds} s; the terminal said:\n{self.seen}")
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=10)
+
+
 def _pair_then_run(api: str, tokens: Path, commands: str, typed_while_pairing: str = "") -> str:
     """The first run: the commands are typed once the terminal says it is paired (a `q` while the code is shown
     would end it); `typed_while_pairing` is typed while the code is shown and waits for the command loop."""
@@ -122,7 +178,8 @@ def test_pairs_punches_and_remembers_the_pairing(sandbox, tmp_path):
     assert "  Eva Dvořáková: v práci" in out
     assert "OK: Jana Nováková – na přestávce" in out
     assert "OK: Jana Nováková – mimo práci" in out
-    assert "Neznámý PIN." in out
+    assert "Neznámý nebo neaktivní PIN – píchnutí se nezapsalo." in out
+    assert out.rstrip().endswith("Konec."), "quitting says so (no sandbox of the demo's to stop here)"
     assert oct(tokens.stat().st_mode & 0o777) == "0o600"
     assert "1234" not in tokens.read_text(), "PINs are never stored"
 
@@ -153,7 +210,7 @@ def test_a_punch_without_a_connection_waits_in_the_outbox_through_a_kill(sandbox
     assert "Uloženo offline – odešle se, až bude spojení (čeká 1)." in seen
     outbox = tmp_path / "outbox.json"
     assert oct(outbox.stat().st_mode & 0o777) == "0o600"
-    assert len(json.loads(outbox.read_text())["items"]) == 1
+    assert _adds(outbox) == 1
 
     # The server is back: the next start delivers the punch, once, and the file forgets it and its PIN.
     _admin(sandbox, "DELETE", "/_sandbox/faults")
@@ -167,7 +224,7 @@ def test_a_punch_without_a_connection_waits_in_the_outbox_through_a_kill(sandbox
     assert "secret" not in verbose.stderr and "access_token" not in verbose.stderr
     after = _run(sandbox, tokens, "k\nq\n")
     assert "  Jana Nováková: v práci" in after
-    assert json.loads(outbox.read_text())["items"] == []
+    assert _adds(outbox) == 0, "the file forgets the punch and its PIN (compacted, not only marked delivered)"
     punches = _admin(sandbox, "GET", "/_sandbox/commits")["punches"]
     assert punches["duplicated_ids"] == 0
 
@@ -192,3 +249,84 @@ def test_q_while_the_code_is_shown_ends_the_terminal_at_once(sandbox, tmp_path):
     # The library does not tell the server: the code is abandoned (it expires), nothing was paired or stored.
     assert all(d["client_id"] != "profirest-dochazka" for d in _admin(sandbox, "GET", "/_sandbox/devices")["data"])
     assert not tokens.exists() or "access_token" not in tokens.read_text()
+
+
+def _fault(api: str, **fault) -> None:
+    _admin(api, "POST", "/_sandbox/faults", dict({"method": "POST", "path": "/v2/restaurants/11/attendance/punches*"}, **fault))
+
+
+def test_each_outcome_of_a_punch_in_its_own_words(sandbox, tmp_path):
+    tokens = tmp_path / "pichacka.json"
+    assert "Spárováno." in _pair_then_run(sandbox, tokens, "q\n")
+    terminal = Terminal(sandbox, tokens, PROFIREST_DEMO_SANDBOX_PID="4242")
+    try:
+        terminal.expect("Provozovna 11")
+        terminal.type("p")
+        terminal.expect(r"Chybí PIN: napište p a PIN, např\. p 1234\.")
+        terminal.type("help")
+        terminal.expect(r"In English: p PIN clock in, o PIN clock out")
+
+        # A server error: the punch is kept, said so in words of its own (not "offline"), and announced when sent.
+        _fault(sandbox, count=1, action="status", status=500)
+        terminal.type("p 1234")
+        said = terminal.expect(r"Server má potíže \(.*\) – píchnutí je uložené a odešle se samo, až server zase odpoví \(čeká 1\)\.")
+        assert "Uloženo offline" not in said
+        terminal.expect(r"Píchnutí z fronty odesláno: příchod z \d\d:\d\d – Jana Nováková, v práci\.")
+
+        # An overloaded server: when it goes again, from the Retry-After.
+        _fault(sandbox, count=1, action="status", status=429, retry_after="3")
+        terminal.type("o 1234")
+        terminal.expect(r"Server je přetížený – píchnutí je uložené a odešle se za 3 s \(v \d\d:\d\d\) \(čeká 1\)\.")
+        terminal.expect(r"Píchnutí z fronty odesláno: odchod z \d\d:\d\d – Jana Nováková, mimo práci\.")
+
+        # No connection: "saved offline", then announced once the server answers again.
+        _fault(sandbox, count=None, action="drop_before")
+        terminal.type("p 3333")
+        terminal.expect(r"Uloženo offline – odešle se, až bude spojení \(čeká 1\)\.")
+        _admin(sandbox, "DELETE", "/_sandbox/faults")
+        terminal.expect(r"Píchnutí z fronty odesláno: příchod z \d\d:\d\d – Tomáš Král, v práci\.")
+
+        # A wrong PIN queued without a connection is refused when it is sent: announced, with why.
+        _fault(sandbox, count=None, action="drop_before")
+        terminal.type("p 0000")
+        terminal.expect(r"Uloženo offline")
+        _admin(sandbox, "DELETE", "/_sandbox/faults")
+        terminal.expect(r"Píchnutí z fronty \(příchod z \d\d:\d\d\) server odmítl: neznámý nebo neaktivní PIN\.")
+
+        # An inactive employee's PIN (Martin, 9999): the server does not tell it from an unknown one, nor does the terminal.
+        terminal.type("p 9999")
+        terminal.expect(r"Neznámý nebo neaktivní PIN – píchnutí se nezapsalo\.")
+
+        terminal.type("q")
+        terminal.expect(r"Konec\. Demo teď zastaví sandbox, který spustilo \(pid 4242\)\. / Quitting: the demo now stops "
+                        r"the sandbox it started\.")
+        assert terminal.process.wait(timeout=30) == 0
+    finally:
+        terminal.close()
+    assert _adds(tmp_path / "outbox.json") == 0
+    assert _admin(sandbox, "GET", "/_sandbox/commits")["punches"]["duplicated_ids"] == 0
+
+
+def test_a_lockout_is_told_with_its_time_and_nothing_waits_it_out(sandbox, tmp_path):
+    tokens = tmp_path / "pichacka.json"
+    assert "Spárováno." in _pair_then_run(sandbox, tokens, "q\n")
+    terminal = Terminal(sandbox, tokens)
+    try:
+        terminal.expect("Provozovna 11")
+        for _ in range(5):  # five wrong PINs in five minutes lock sign-ins on this device for 300 s
+            terminal.type("p 0000")
+            terminal.expect(r"Neznámý nebo neaktivní PIN")
+        terminal.type("p 0000")
+        said = terminal.expect(r"Terminál je po špatných PINech zamčený – zkuste to za \d+ s \(v \d\d:\d\d\)\.")
+        seconds = int(re.search(r"za (\d+) s", said).group(1))
+        assert 280 <= seconds <= 300, said
+        assert "Uloženo" not in said, "a lockout is no reason to keep the punch and wait the lock out"
+        terminal.type("p 1234")
+        terminal.expect(r"Terminál je po špatných PINech zamčený")
+        terminal.type("f")
+        terminal.expect(r"Ve frontě offline: 0")
+        terminal.type("q")
+        terminal.expect(r"^Konec\.$")
+    finally:
+        terminal.close()
+    assert _adds(tmp_path / "outbox.json") == 0

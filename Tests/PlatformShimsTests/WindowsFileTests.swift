@@ -18,6 +18,22 @@ final class WindowsFileTests: XCTestCase {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// JournalFile+Windows.swift, the outbox journal's appends on Windows (Foundation's FileHandle only): a file made
+    /// by TokenFile.replace is read at an offset, appended to at its end, cut back, flushed; a missing file is nil.
+    func testJournalFileReadsAppendsCutsAndFlushes() throws {
+        let path = folder.appendingPathComponent("outbox.json").path
+        XCTAssertNil(try JournalFile.open(path: path))
+        try TokenFile.replace(path: path, with: Data("header\n".utf8))
+        let file = try XCTUnwrap(try JournalFile.open(path: path))
+        XCTAssertEqual(try file.size(), 7)
+        try file.write(Data("one\ntwo\n".utf8), at: 7)
+        try file.sync()
+        XCTAssertEqual(try file.read(from: 7, count: 100), Data("one\ntwo\n".utf8))
+        try file.truncate(to: 11)
+        XCTAssertEqual(try file.size(), 11)
+        XCTAssertEqual(FileManager.default.contents(atPath: path), Data("header\none\n".utf8))
+    }
+
     func testLockIsExclusiveAcrossThreadsAndReleased() throws {
         let path = folder.appendingPathComponent("tokens.json.lock").path
         let handlesBefore = WindowsFiles.shared.openHandles
@@ -38,7 +54,7 @@ final class WindowsFileTests: XCTestCase {
         Thread.sleep(forTimeInterval: 0.2)
         order.append("first releases")
         first.release()
-        wait(for: [acquired], timeout: 5)
+        wait(for: [acquired], timeout: 30)
         XCTAssertEqual(order.entries, ["first releases", "second"], "the second waits for the first")
         XCTAssertEqual(WindowsFiles.shared.openHandles, handlesBefore, "every handle is closed")
         // And it can be taken again.

@@ -7,10 +7,14 @@
 //       without Retry-After, 429 with Retry-After, close after the answer, a truncated answer, a 200 of garbage), a
 //       sandbox restart and an expiry of the access token half way; then the outbox is flushed until empty.
 //   body_mismatch_under_key   requests the sandbox saw whose body differed from the first under the same key
-//   outbox_kill_trials, outbox_lost, outbox_duplicated
-//       `--kill-trials` times: a writer process (`--soak-writer`) hands writes to an outbox file and is SIGKILLed at
-//       a random moment; a second writer process on the same file delivers what was left. Lost = accepted by the
-//       outbox (journaled) but never recorded; duplicated = recorded twice under one key.
+//   outbox_kill_trials, outbox_kills_inside_append, outbox_kills_inside_compaction, outbox_lost, outbox_duplicated
+//       `--kill-trials` times: a writer process (`--soak-writer`) hands writes to an outbox file and is SIGKILLed; a
+//       second writer process on the same file delivers what was left. One trial in four kills it at a random
+//       moment from outside; the others make it SIGKILL itself at a chosen point of its journal (the test hook
+//       PROFIREST_TEST_OUTBOX_KILL): half way through writing its N-th appended record, or in its N-th compaction
+//       just before or just after the new file replaces the journal — with compactions made frequent
+//       (PROFIREST_TEST_OUTBOX_COMPACT_BYTES=2048). Lost = accepted by the outbox (journaled) but never recorded;
+//       duplicated = recorded twice under one key.
 //   events_*   the event feed read through stream cuts, outages, polling phases and cursor expiries, counted by
 //       event id: SoakEvents.swift (`--events`, 100 000; the cuts and outages scale with it).
 //   refresh_*, token_file_corruptions
@@ -89,6 +93,11 @@ func runSoak(_ arguments: [String]) async throws {
     for reached in ["events_polling_phases", "events_cursor_resets"] where (results[reached] as? Int ?? 0) < 1 {
         bad.append(reached)
     }
+    // With four trials or more, kills inside an append and inside a compaction must have happened.
+    for reached in ["outbox_kills_inside_append", "outbox_kills_inside_compaction"]
+    where settings.killTrials >= 4 && (results[reached] as? Int ?? 0) < 1 {
+        bad.append(reached)
+    }
     if !bad.isEmpty || (results["writes_recorded"] as? Int) != settings.writes {
         throw BenchFailure("soak targets missed: \(bad), recorded \(results["writes_recorded"]!) of \(settings.writes)")
     }
@@ -134,8 +143,12 @@ func soakWrites(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, outb
         }
         try await group.waitForAll()
     }
+    // Each flush goes until a write gets no definitive answer (the order), so at 30 % faults a round delivers two or
+    // three; and while a server's Retry-After held the queue, writes handed in were only journaled. Flushed until
+    // empty, for at most ten minutes.
     var rounds = 0
-    while outbox.status.count > 0, rounds < 2000 {
+    let deadline = Date().addingTimeInterval(600)
+    while outbox.status.count > 0, Date() < deadline {
         rounds += 1
         let status = await outbox.flush()
         if status.count > 0 { try await Task.sleep(nanoseconds: 20_000_000) }
@@ -148,25 +161,44 @@ func soakWrites(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, outb
         "writes_lost": total - commits.count - failed.value,
         "writes_failed_to_caller": failed.value,
         "writes_left_in_outbox": outbox.status.count,
+        "writes_flush_rounds_after": rounds,
         "sandbox_restarts": restarts.value,
         "token_expiries": expiries.value,
     ]
 }
 
-/// Kill trials: a writer SIGKILLed at a random moment, a second writer on the same outbox file finishing.
+/// Kill trials: a writer SIGKILLed at a random moment or at a kill point inside its journal, a second writer on the
+/// same outbox file finishing.
 func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, directory: URL) async throws -> [String: Any] {
     var lost = 0
     var duplicated = 0
     var accepted = 0
+    var insideAppend = 0
+    var insideCompaction = 0
+    let compactOften = ["PROFIREST_TEST_OUTBOX_COMPACT_BYTES": "2048"]
     for trial in 0..<settings.killTrials {
         let outbox = directory.appendingPathComponent("kill-\(trial).json").path
         let prefix = "kill-\(trial)-"
-        let first = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 300)
-        try await Task.sleep(nanoseconds: UInt64.random(in: 5_000_000...300_000_000))
-        ProcessControl.kill(first.process)
+        // 300 writes append about 600 records (each its own and its outcome) and, at 2 KB, compact some 40 times.
+        let point: String? = switch trial % 4 {
+        case 1: "append:\(Int.random(in: 2...200))"
+        case 2: "compaction:\(Int.random(in: 1...10))"
+        case 3: "compacted:\(Int.random(in: 1...10))"
+        default: nil
+        }
+        var environment = compactOften
+        environment["PROFIREST_TEST_OUTBOX_KILL"] = point
+        let first = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 300, environment: environment)
+        if point == nil {
+            try await Task.sleep(nanoseconds: UInt64.random(in: 5_000_000...300_000_000))
+            ProcessControl.kill(first.process)
+        }
         first.process.waitUntilExit()
+        if let point, ProcessControl.wasKilled(first.process) {
+            if point.hasPrefix("append") { insideAppend += 1 } else { insideCompaction += 1 }
+        }
         let keys = first.lines()
-        let second = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 0)
+        let second = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 0, environment: compactOften)
         second.process.waitUntilExit()
         let commits = try await commitsByKey(sandbox).filter { $0.key.hasPrefix(prefix) }
         accepted += keys.count
@@ -174,7 +206,8 @@ func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, direc
         duplicated += commits.values.filter { $0 > 1 }.count
     }
     return ["outbox_kill_trials": settings.killTrials, "outbox_lost": lost, "outbox_duplicated": duplicated,
-            "outbox_accepted_in_kill_trials": accepted]
+            "outbox_accepted_in_kill_trials": accepted, "outbox_kills_inside_append": insideAppend,
+            "outbox_kills_inside_compaction": insideCompaction]
 }
 
 /// A child process of the soak whose standard output is read in whole lines once it has ended — also after a
@@ -183,9 +216,10 @@ final class LineProcess: @unchecked Sendable {
     let process = Process()
     private let output = Pipe()
 
-    init(_ executable: String, arguments: [String]) throws {
+    init(_ executable: String, arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -199,11 +233,13 @@ final class LineProcess: @unchecked Sendable {
 }
 
 /// A `--soak-writer` child: its stdout names each key the outbox accepted, one a line.
-func writerProcess(_ sandbox: Sandbox, tokens: String, outbox: String, prefix: String, writes: Int) throws -> LineProcess {
+func writerProcess(
+    _ sandbox: Sandbox, tokens: String, outbox: String, prefix: String, writes: Int, environment: [String: String] = [:]
+) throws -> LineProcess {
     try LineProcess(CommandLine.arguments[0], arguments: [
         "--soak-writer", "--api", sandbox.api, "--tokens", tokens, "--outbox", outbox, "--prefix", prefix,
         "--writes", String(writes),
-    ])
+    ], environment: environment)
 }
 
 /// The child of a kill trial: hands `--writes` customers to the outbox (printing each accepted key), then delivers

@@ -38,6 +38,7 @@ FAKE_TERMINAL = f"""#!{sys.executable}
 import os, urllib.request
 base = os.environ["PROFIREST_BASE_URL"]
 print("FAKE TERMINAL at", base, "tokens", os.environ["PROFIREST_TOKENS"])
+print("FAKE TERMINAL sandbox pid:", os.environ.get("PROFIREST_DEMO_SANDBOX_PID") or "none")
 with urllib.request.urlopen(base + "/_sandbox/stats", timeout=10) as r:
     print("FAKE TERMINAL reached the sandbox:", r.status)
 """
@@ -97,6 +98,10 @@ def test_starts_its_own_sandbox_shows_the_build_and_stops_the_sandbox_at_the_end
     assert "FAKE TERMINAL reached the sandbox: 200" in done.stdout
     assert f"approve the pairing code on http://127.0.0.1:{port}/admin" in done.stdout
     assert not answers(port), "the demo's own sandbox ends with the terminal"
+    # The terminal is told which sandbox the demo stops (it says so on quitting), and the demo says it stopped it.
+    assert f"FAKE TERMINAL sandbox pid: {pid}" in done.stdout
+    assert f"Sandbox (pid {pid}), který demo spustilo, je zastavený. / The sandbox the demo started is stopped." \
+        in done.stderr
 
 
 def test_uses_a_sandbox_already_running_on_the_port_and_leaves_it_running(env):
@@ -112,6 +117,8 @@ def test_uses_a_sandbox_already_running_on_the_port_and_leaves_it_running(env):
         assert "Started the sandbox" not in done.stderr
         assert "FAKE TERMINAL reached the sandbox: 200" in done.stdout
         assert sandbox.poll() is None and answers(port), "a sandbox the demo did not start keeps running"
+        assert "FAKE TERMINAL sandbox pid: none" in done.stdout, "nothing for the terminal to stop"
+        assert "is stopped" not in done.stderr
     finally:
         sandbox.terminate()
         sandbox.wait(10)

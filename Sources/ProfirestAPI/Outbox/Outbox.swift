@@ -5,12 +5,15 @@ import Foundation
 /// outages, app kills and restarts.
 ///
 /// - A write goes out at once when nothing older waits; otherwise behind the older ones, in order.
-/// - No definitive answer (no network, a timeout, 5xx, 429, `idempotency_in_progress`, an expired pairing) keeps
-///   it queued; `run()` sends again after Retry-After or a growing delay, and `flush()` does so on demand.
-/// - A refusal for good (any other 4xx) removes it: the caller who handed it in gets the error, a write sent later
-///   goes to `onFailure`. It never blocks the writes behind it.
+/// - No definitive answer (no network, a timeout, 5xx, 429 `rate_limited`, `idempotency_in_progress`, an expired
+///   pairing) keeps it queued; `run()` sends again after Retry-After or a growing delay, and `flush()` does so on
+///   demand. Which failures keep a write is the pipeline's own rule (`RetryPolicy`), from the error catalog.
+/// - A refusal for good (any other 4xx, `staff_locked` included) removes it: the caller who handed it in gets the
+///   error, a write sent later goes to `onFailure`. It never blocks the writes behind it.
 /// - Requests are sent again with the same bytes and Idempotency-Key (the server remembers a key for 24 hours);
-///   punches keep their own id and `occurred_at` and go in batches of at most 100 with a result per punch.
+///   punches keep their own id and `occurred_at` and go in batches of at most 100 with a result per punch, each
+///   batch with its own Idempotency-Key kept in the journal, so a batch goes again as the same bytes under the same
+///   key until the server answered it.
 /// - Writes go without a staff token: a punch carries its credential, so a queued write never depends on a staff
 ///   session that ended meanwhile. Nothing here is ever written with a staff token; PINs leave the file with
 ///   their punch.
@@ -39,7 +42,18 @@ public final class Outbox: Sendable {
         var lastFailure: ProfirestAPIError?
         /// `run()` waiting for something to send.
         var wake: CheckedContinuation<Void, Never>?
+        /// Rounds in a row that ended without a definitive answer (the backoff's exponent).
+        var failedRounds = 0
+        /// When the writes may go again after the last such round, and whether the server set that time
+        /// (Retry-After: then a new write waits too) or the backoff did (then a new write is tried at once).
+        var retryAt: Date?
+        var retryAtIsServers = false
+        /// Counts such rounds, so `run()` waits once for each.
+        var failures = 0
     }
+
+    /// The longest Retry-After the outbox waits for before sending again: an hour.
+    static let longestRetryAfter: TimeInterval = 3600
 
     init(api: ProfirestApi, path: String, capacity: Int, onFailure: (@Sendable (OutboxFailure) -> Void)?) throws {
         self.api = api
@@ -57,9 +71,8 @@ public final class Outbox: Sendable {
     /// label.text = outbox.status.count == 0 ? "All sent" : "\(outbox.status.count) waiting"
     /// ```
     public var status: OutboxStatus {
-        let entries = journal.snapshot
-        return OutboxStatus(
-            count: entries.count, oldestEnqueuedAt: entries.map(\.enqueuedAt).min(),
+        OutboxStatus(
+            count: journal.count, oldestEnqueuedAt: journal.first?.enqueuedAt,
             lastFailure: state.withLock { $0.lastFailure })
     }
 
@@ -168,7 +181,8 @@ public final class Outbox: Sendable {
     }
 
     /// Sends what waits now, in order, until the queue is empty or a write gets no definitive answer, for a
-    /// `BGAppRefreshTask` or a cron job that has a moment of network; returns the status afterwards.
+    /// `BGAppRefreshTask` or a cron job that has a moment of network; returns the status afterwards. It does not
+    /// wait for a Retry-After: it is the app asking now.
     ///
     /// ```swift
     /// let status = await outbox.flush()
@@ -182,25 +196,36 @@ public final class Outbox: Sendable {
     /// Keeps delivering whatever waits, now and whenever a write is queued later, until the task is cancelled — the
     /// one call an app makes at start so that queued writes go out as soon as the network is back.
     ///
-    /// After a write got no definitive answer it waits per Retry-After or a doubling delay (from the client's
-    /// `retryDelay` up to 30 s, ±25 %), with the client's `sleep`.
+    /// After a write got no definitive answer — here, in `flush()` or when it was handed in — it waits per
+    /// Retry-After (at most an hour) or a doubling delay (from the client's `retryDelay` up to 30 s, ±25 %), with the
+    /// client's `sleep`, before it sends again.
     ///
     /// ```swift
     /// let delivering = Task { await outbox.run() }
     /// ```
     public func run() async {
-        var failedRounds = 0
+        var waitedFor = -1
         while !Task.isCancelled {
+            let (failures, retryAt) = state.withLock { ($0.failures, $0.retryAt) }
+            if let retryAt, failures != waitedFor {
+                // Once for each failed round: a round that fails while this waits is waited for in turn.
+                waitedFor = failures
+                let wait = retryAt.timeIntervalSince(api.settings.clock())
+                if wait > 0 {
+                    do { try await api.settings.sleep(wait) } catch { return }
+                }
+                continue
+            }
             let after = await flush()
             if after.count == 0 {
-                failedRounds = 0
                 await waitForWork()
                 continue
             }
-            let wait = after.lastFailure?.retryAfter.map(Double.init)
-                ?? Backoff.delay(retry: failedRounds, base: api.settings.retryDelay, unit: api.settings.random())
-            failedRounds += 1
-            do { try await api.settings.sleep(min(wait, Backoff.cap)) } catch { return }
+            if state.withLock({ $0.failures }) == failures {
+                // Writes wait but the round recorded no failure (the journal could not be written, say): back off all
+                // the same rather than spin.
+                noteFailedRound(retryAfter: nil)
+            }
         }
     }
 
@@ -215,26 +240,77 @@ public final class Outbox: Sendable {
     /// Journals `entry`, delivers in order, and tells the caller what became of it.
     private func submit(_ entry: JournalEntry) async throws -> OutboxOutcome {
         _ = try api.base.get()
-        try journal.update { entries in
-            if entries.contains(where: { $0.id == entry.id && $0.kind == entry.kind }) {
+        let capacity = self.capacity
+        let errorFactory = api.errorFactory
+        try journal.add(entry) { journal in
+            if journal.slots[entry.id] != nil {
                 throw ProfirestUsageError("\"\(entry.id)\" is already in the outbox; a write is handed in once")
             }
-            guard entries.count < capacity else {
-                throw api.errorFactory.make(
+            guard journal.slots.count < capacity else {
+                throw errorFactory.make(
                     ErrorCode.outboxFull, status: 0,
-                    detail: "the outbox holds \(entries.count) writes, its capacity; nothing was queued — flush it or raise capacity")
+                    detail: "the outbox holds \(journal.slots.count) writes, its capacity; nothing was queued — flush it or raise capacity")
             }
-            entries.append(entry)
         }
         api.settings.observe?(.outbox(.enqueued(id: entry.id)))
         _ = state.withLock { $0.awaited.insert(entry.id) }
         defer { _ = state.withLock { $0.awaited.remove(entry.id) } }
-        wakeRunner()
-        await gate.run { await self.deliver() }
-        switch state.withLock({ $0.outcomes.removeValue(forKey: entry.id) }) {
-        case .success(let answer): return .delivered(answer)
-        case .failure(let error): throw error
-        case nil: return .queued(journal.snapshot.first { $0.id == entry.id }?.item ?? entry.item)
+        await gate.run {
+            // The server's Retry-After holds new writes back too; a delay of the outbox's own does not.
+            if !self.heldByServer() { await self.deliver() }
+        }
+        if let outcome = state.withLock({ $0.outcomes.removeValue(forKey: entry.id) }) {
+            switch outcome {
+            case .success(let answer): return .delivered(answer)
+            case .failure(let error): throw error
+            }
+        }
+        if let waiting = journal.entry(id: entry.id) {
+            // run() sends it when the wait the failure set is over.
+            wakeRunner()
+            return .queued(waiting.item)
+        }
+        // Settled by another process sharing the journal: its answer went there.
+        switch journal.settlement(of: entry.id) {
+        case .refused(let refusal)?:
+            throw api.errorFactory.make(
+                refusal.code, status: refusal.status,
+                detail: "refused when another process sharing this outbox file sent it")
+        case .delivered?, nil:
+            return .delivered(nil)
+        }
+    }
+
+    /// Whether the server's Retry-After still holds the writes back.
+    private func heldByServer() -> Bool {
+        let now = api.settings.clock()
+        return state.withLock { state in
+            guard state.retryAtIsServers, let retryAt = state.retryAt else { return false }
+            return retryAt > now
+        }
+    }
+
+    /// A round ended without a definitive answer: the next one waits per the server's Retry-After, or the backoff.
+    func noteFailedRound(retryAfter: Int?) {
+        let delay = api.settings.retryDelay
+        let unit = api.settings.random()
+        let now = api.settings.clock()
+        state.withLock { state in
+            let wait = retryAfter.map { min(Double($0), Self.longestRetryAfter) }
+                ?? Backoff.delay(retry: state.failedRounds, base: delay, unit: unit)
+            state.failedRounds += 1
+            state.failures += 1
+            state.retryAt = now.addingTimeInterval(wait)
+            state.retryAtIsServers = retryAfter != nil
+        }
+    }
+
+    /// A write was settled: the server answers again, so nothing holds the others back any more.
+    func noteSettledRound() {
+        state.withLock { state in
+            state.failedRounds = 0
+            state.retryAt = nil
+            state.retryAtIsServers = false
         }
     }
 
@@ -242,7 +318,7 @@ public final class Outbox: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state -> Bool in
-                    if !journal.snapshot.isEmpty || Task.isCancelled { return true }
+                    if journal.count > 0 || Task.isCancelled { return true }
                     state.wake = continuation
                     return false
                 }
@@ -266,9 +342,10 @@ extension ProfirestApi {
     /// Opens the durable outbox journaled in the file at `path`, for writes that must happen once even when the
     /// network is down or the app is killed (see ``Outbox``).
     ///
-    /// The file is readable by its owner only; one file per outbox, one outbox per file. `capacity` bounds the
-    /// queue: a write beyond it is refused with `outbox_full`, never dropped. `onFailure` hears of writes sent later
-    /// that the server refused for good.
+    /// The file is readable by its owner only. Several processes may open the same file (each sees what the others
+    /// handed in and settled); within a process, keep one outbox per file. `capacity` bounds the queue: a write
+    /// beyond it is refused with `outbox_full`, never dropped. `onFailure` hears of writes sent later that the
+    /// server refused for good.
     ///
     /// - Parameters:
     ///   - path: the journal file, readable by its owner only; it need not exist yet.

@@ -13,23 +13,29 @@ extension Outbox {
         case kept(ProfirestAPIError)
     }
 
-    /// Sends waiting writes in order; called only inside `gate`, so one round runs at a time.
+    /// What became of one batch request.
+    enum BatchAnswer {
+        /// The server answered with a result per punch.
+        case answered([String: Verdict])
+        /// No definitive answer for the batch as a whole: every punch in it stays, and the batch stays begun.
+        case kept(ProfirestAPIError)
+        /// The server refused the batch as a whole.
+        case refused(ProfirestAPIError)
+    }
+
+    /// Sends waiting writes in order; called only inside `gate`, so one round runs at a time in this process.
     func deliver() async {
-        // Afresh from the file: another process sharing it may have delivered or added writes. Each round's record
-        // reads the file again anyway, so the next round starts from what it wrote.
-        guard var entries = try? journal.update({ $0 }) else { return }
-        while !Task.isCancelled, let head = entries.first {
-            let round: [JournalEntry]
-            if head.kind == OutboxItem.Kind.punch.rawValue {
-                round = Array(entries.prefix { $0.kind == head.kind && $0.restaurantID == head.restaurantID }.prefix(100))
-            } else {
-                round = [head]
+        while !Task.isCancelled {
+            // Afresh from the file: another process sharing it may have delivered or added writes.
+            guard let round = try? journal.nextRound() else { return }
+            let goOn: Bool
+            switch round {
+            case .request(let entry):
+                goOn = record([entry], [entry.id: await send(entry)], answeredBatch: nil)
+            case .batch(let key, let entries):
+                goOn = await deliverBatch(entries, key: key)
             }
-            let verdicts = round.count == 1 && head.kind != OutboxItem.Kind.punch.rawValue
-                ? [head.id: await send(head)]
-                : await sendBatch(round)
-            guard let rest = record(round, verdicts) else { return }
-            entries = rest
+            if !goOn { return }
         }
     }
 
@@ -45,16 +51,35 @@ extension Outbox {
         }
     }
 
-    /// Consecutive punches of one restaurant as `POST …/attendance/punches/batch`, a verdict per punch from its own
-    /// result.
-    private func sendBatch(_ entries: [JournalEntry]) async -> [String: Verdict] {
-        let everyone = { (verdict: Verdict) in Dictionary(uniqueKeysWithValues: entries.map { ($0.id, verdict) }) }
+    /// A begun batch, and what follows from its answer: a result per punch; nothing (it goes again as it is); or a
+    /// refusal as a whole, after which each punch goes alone, so that only the one the server cannot take is
+    /// refused. Returns whether the round may go on.
+    private func deliverBatch(_ entries: [JournalEntry], key: String) async -> Bool {
+        switch await sendBatch(entries, key: key) {
+        case .answered(let verdicts):
+            return record(entries, verdicts, answeredBatch: key)
+        case .kept(let error):
+            return record(entries, Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .kept(error)) }), answeredBatch: nil)
+        case .refused(let error):
+            guard entries.count > 1 else { return record(entries, [entries[0].id: .refused(error)], answeredBatch: key) }
+            guard record([], [:], answeredBatch: key) else { return false }
+            for entry in entries {
+                guard let alone = try? journal.beginBatch([entry.id]), await deliverBatch([entry], key: alone) else {
+                    return false
+                }
+            }
+            return true
+        }
+    }
+
+    /// Consecutive punches of one restaurant as `POST …/attendance/punches/batch` under the batch's own key.
+    private func sendBatch(_ entries: [JournalEntry], key: String) async -> BatchAnswer {
         guard let restaurantID = entries.first?.restaurantID,
             let punches = try? entries.map({ try JSONCoding.decoder.decode(JSONValue.self, from: $0.body) })
         else {
-            return everyone(.refused(api.errorFactory.make(ErrorCode.invalidResponse, detail: "a journaled punch cannot be read")))
+            return .refused(api.errorFactory.make(ErrorCode.invalidResponse, detail: "a journaled punch cannot be read"))
         }
-        let options = RequestOptions(staff: .none, retries: 0)
+        let options = RequestOptions(idempotencyKey: .key(key), staff: .none, retries: 0)
         let response: APIResponse
         do {
             response = try await api.execute(
@@ -62,26 +87,14 @@ extension Outbox {
                 body: (try JSONCoding.encode(JSONValue.object(["punches": .array(punches)])), "application/json"),
                 options: options)
         } catch {
-            let whole = verdict(error)
-            if case .refused = whole, entries.count > 1 {
-                // A refusal of the whole batch must not take every punch in it along: each goes alone, so only the
-                // one the server cannot take is refused.
-                var verdicts: [String: Verdict] = [:]
-                for entry in entries {
-                    let alone = await sendBatch([entry])[entry.id] ?? whole
-                    verdicts[entry.id] = alone
-                    // No answer for this one: the rest wait behind it, in order.
-                    if case .kept = alone {
-                        for later in entries where verdicts[later.id] == nil { verdicts[later.id] = alone }
-                        break
-                    }
-                }
-                return verdicts
+            switch verdict(error) {
+            case .kept(let error): return .kept(error)
+            case .refused(let error): return .refused(error)
+            case .delivered: return .kept(unexpected(error))
             }
-            return everyone(whole)
         }
         guard let results = Self.json(in: response)?["results"]?.arrayValue else {
-            return everyone(.kept(unreadable(response)))
+            return .kept(unreadable(response))
         }
         var verdicts: [String: Verdict] = [:]
         for result in results {
@@ -97,7 +110,7 @@ extension Outbox {
         for entry in entries where verdicts[entry.id] == nil {
             verdicts[entry.id] = .kept(api.errorFactory.make(ErrorCode.invalidResponse, detail: "the batch answer has no result for this punch"))
         }
-        return verdicts
+        return .answered(verdicts)
     }
 
     /// A 2xx is definitive only when its body can be read: a proxy's page or a cut body may not be the server's.
@@ -107,22 +120,15 @@ extension Outbox {
         return .delivered(answer)
     }
 
-    /// Errors that leave the write waiting: no answer, the server's trouble, rate limits, a write still running,
-    /// and the connection's own state (tokens, pairing, scope), which the app can put right without the write
-    /// being wrong. Everything else is the write's own fault and final.
+    /// Keep or refuse, by the one rule the pipeline's retries follow too (`RetryPolicy.keepsWriteWaiting`).
     private func verdict(_ error: Error) -> Verdict {
-        guard let error = error as? ProfirestAPIError else {
-            return .kept(api.errorFactory.make(ErrorCode.networkError, detail: "not sent: \(type(of: error))"))
-        }
-        return verdict(error)
+        guard let error = error as? ProfirestAPIError else { return .kept(unexpected(error)) }
+        return RetryPolicy.keepsWriteWaiting(error) ? .kept(error) : .refused(error)
     }
 
-    private func verdict(_ error: ProfirestAPIError) -> Verdict {
-        let waits = error.retryable || error.status == 0 || error.status >= 500 || error.status == 429
-            || error.code == ErrorCode.invalidToken || error.code == ErrorCode.notPaired
-            || error.code == ErrorCode.insufficientScope
-            || error.code == ErrorCode.idempotencyInProgress
-        return waits ? .kept(error) : .refused(error)
+    /// Something other than the server's answer stopped the send (a cancellation): nothing is known, it waits.
+    private func unexpected(_ error: Error) -> ProfirestAPIError {
+        api.errorFactory.make(ErrorCode.networkError, detail: "not sent: \(type(of: error))")
     }
 
     private func unreadable(_ response: APIResponse) -> ProfirestAPIError {
@@ -136,34 +142,29 @@ extension Outbox {
         return try? JSONCoding.decoder.decode(JSONValue.self, from: response.data)
     }
 
-    /// Takes delivered and refused writes out of the journal, notes the failure of the kept ones, and hands each
-    /// outcome to its caller or to `onFailure`. Returns the journal as written, or nil when the delivery must stop
-    /// (a write was kept, or the journal could not be written).
-    private func record(_ round: [JournalEntry], _ verdicts: [String: Verdict]) -> [JournalEntry]? {
-        var kept: [String: ProfirestAPIError] = [:]
-        var settled: Set<String> = []
-        for (id, verdict) in verdicts {
-            switch verdict {
-            case .kept(let error): kept[id] = error
-            case .delivered, .refused: settled.insert(id)
+    /// Journals what the round settled and what it left waiting, then hands each outcome to its caller or to
+    /// `onFailure` and tells `run()` when to send again. Returns whether the round may go on: not when a write was
+    /// kept (the order), nor when the journal could not be written (the settled writes then stay, and go again
+    /// later, which the server answers from its records).
+    private func record(_ round: [JournalEntry], _ verdicts: [String: Verdict], answeredBatch: String?) -> Bool {
+        var delivered: [String] = []
+        var refused: [String: JournalSettlement.Refusal] = [:]
+        var kept: [String: String] = [:]
+        var firstKept: ProfirestAPIError?
+        for entry in round {
+            switch verdicts[entry.id] {
+            case .delivered?: delivered.append(entry.id)
+            case .refused(let error)?: refused[entry.id] = .init(code: error.code, status: error.status)
+            case .kept(let error)?:
+                kept[entry.id] = error.code
+                if firstKept == nil { firstKept = error }
+            case nil: break
             }
         }
-        let ids = Set(round.map(\.id))
-        let rest: [JournalEntry]
         do {
-            rest = try journal.update { entries in
-                entries.removeAll { ids.contains($0.id) && settled.contains($0.id) }
-                for index in entries.indices {
-                    if let error = kept[entries[index].id], ids.contains(entries[index].id) {
-                        entries[index].attempts += 1
-                        entries[index].lastErrorCode = error.code
-                    }
-                }
-                return entries
-            }
+            try journal.record(delivered: delivered, refused: refused, kept: kept, closes: answeredBatch)
         } catch {
-            // Not written: the settled writes stay and go again later, which the server answers from its records.
-            return nil
+            return false
         }
         if let observe = api.settings.observe {
             for entry in round {
@@ -193,9 +194,14 @@ extension Outbox {
                     break
                 }
             }
-            if kept.isEmpty, !settled.isEmpty { state.lastFailure = nil }
+            if kept.isEmpty, !(delivered.isEmpty && refused.isEmpty) { state.lastFailure = nil }
+        }
+        if let firstKept {
+            noteFailedRound(retryAfter: firstKept.retryAfter)
+        } else if !(delivered.isEmpty && refused.isEmpty) {
+            noteSettledRound()
         }
         for failure in refusedLater { onFailure?(failure) }
-        return kept.isEmpty ? rest : nil
+        return kept.isEmpty
     }
 }

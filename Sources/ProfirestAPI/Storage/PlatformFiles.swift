@@ -12,7 +12,7 @@ protocol TokenFileOperations {
     /// The file's bytes, or nil when it does not exist.
     static func load(path: String) throws -> Data?
     /// Replaces the file so that readers and crashes see either the old or the new content, never a mix.
-    static func replace(path: String, with data: Data) throws
+    static func replace(path: String, with data: Data, beforeRename: () -> Void, afterRename: () -> Void) throws
 }
 
 /// An exclusive lock on a lock file, across the threads and processes of this machine.

@@ -42,7 +42,11 @@ enum TokenFile {
     }
 
     /// Replaces the file so that readers and crashes see either the old or the new content, never a mix.
-    static func replace(path: String, with data: Data) throws {
+    /// `beforeRename` and `afterRename` run when the new content is durable in its temporary file, and when it has
+    /// taken the file's place (the outbox journal's kill points for the soak; nothing for other callers).
+    static func replace(
+        path: String, with data: Data, beforeRename: () -> Void = {}, afterRename: () -> Void = {}
+    ) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let suffix = Crypto.randomBytes(6).map { String($0, radix: 16) }.joined()
@@ -59,8 +63,10 @@ enum TokenFile {
             try writeAll(fd, data, path: path)
             guard fullSync(fd) == 0 else { throw unwritable(path, errno) }
         }
+        beforeRename()
         guard rename(temporary, path) == 0 else { throw unwritable(path, errno) }
         renamed = true
+        afterRename()
         // Makes the rename itself durable. Best effort: some file systems refuse fsync on directories,
         // and the new content is already in place.
         let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

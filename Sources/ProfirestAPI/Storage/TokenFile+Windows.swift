@@ -41,7 +41,11 @@ enum TokenFile {
     }
 
     /// Replaces the file so that readers and crashes see either the old or the new content, never a mix.
-    static func replace(path: String, with data: Data) throws {
+    /// `beforeRename` and `afterRename` run when the new content is flushed in its temporary file, and when it has
+    /// taken the file's place (the outbox journal's kill points for the soak; nothing for other callers).
+    static func replace(
+        path: String, with data: Data, beforeRename: () -> Void = {}, afterRename: () -> Void = {}
+    ) throws {
         // Beside the file, so that the rename stays on one volume.
         let temporary = path + ".tmp-" + Crypto.randomBytes(6).map { String($0, radix: 16) }.joined()
         try OwnerOnlySecurity.withAttributes(path: path, failure: .unwritable) { attributes in
@@ -59,9 +63,11 @@ enum TokenFile {
                 try writeAll(handle, data, path: path)
                 guard FlushFileBuffers(handle) else { throw unwritable(path, "FlushFileBuffers", GetLastError()) }
             }
+            beforeRename()
             if let code = move(temporary, over: path) { throw unwritable(path, "MoveFileExW", code) }
             renamed = true
             flushAfterRename(path)
+            afterRename()
         }
     }
 

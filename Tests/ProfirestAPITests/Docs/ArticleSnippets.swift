@@ -66,9 +66,9 @@ extension ArticleSnippetContext {
         _ = delivering
     }
 
-    // DurableWrites.md, line 61
+    // DurableWrites.md, line 75
     func durableWrites2() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/DurableWrites.md", line: 61)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/DurableWrites.md", line: 75)
         let outbox = try api.outbox(path: "pichacka-outbox.json")
         let status = await outbox.flush()
         if let age = status.oldestAge(), age > 60 * 60 {

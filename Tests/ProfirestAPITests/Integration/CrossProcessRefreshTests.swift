@@ -137,7 +137,7 @@ final class CrossProcessRefreshTests: XCTestCase {
         try await sandbox.admin("POST", "tokens/expire", [:])
         let probes = try (0..<3).map { _ in try calls(3) }
         // The probes got their 401 and now wait for the lock to refresh.
-        let waiting = await waitUntil(10) {
+        let waiting = await waitUntil(30) {
             ((try? await self.sandbox.admin("GET", "stats")["requests"]?["GET /v2/connection"]?.intValue) ?? 0) >= 9
         }
         XCTAssertTrue(waiting)

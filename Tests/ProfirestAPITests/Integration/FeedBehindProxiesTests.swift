@@ -80,27 +80,28 @@ final class FeedBehindProxiesTests: XCTestCase {
         let watcher = watcher(client(.h1Buffering), interval: 1)
         let started = Date()
         let run = Task { await watcher.run() }
-        let polling = await waitUntil(25) { self.first(.polling, after: started) != nil }
+        let polling = await waitUntil(40) { self.first(.polling, after: started) != nil }
         XCTAssertTrue(polling, "the feed never polled")
         let after = try XCTUnwrap(first(.polling, after: started)).timeIntervalSince(started)
-        // The start at the end of the feed (one page) and the 10 s start deadline; generous for a busy machine.
-        XCTAssertLessThan(after, 14, "polling began \(after) s after the start")
+        // The start at the end of the feed (one page) and the 10 s start deadline; 10 s more for a busy machine (load
+        // 6 on 2 cores: the page and the stream's request through nginx to the sandbox can take seconds).
+        XCTAssertLessThan(after, 20, "polling began \(after) s after the start")
         XCTAssertGreaterThan(after, 9, "the stream had its 10 s")
         let emitted = Date()
         try await emit("buffered-0")
-        await arrive(["buffered-0"], within: 1 + 10 + 3)
-        XCTAssertLessThan(Date().timeIntervalSince(emitted), 1 + 10 + 3)
+        await arrive(["buffered-0"], within: 30)
+        XCTAssertLessThan(Date().timeIntervalSince(emitted), 1 + 10 + 8, "within the polling interval, not a stream's retry")
         watcher.stop()
         await run.value
         XCTAssertEqual(seen.notes, [], "a buffering proxy is no error")
     }
 
     /// A proxy that cuts connections quiet for 5 s (the heartbeat is 15 s): each cut of a healthy stream is followed
-    /// by a new connection at once, so the feed streams at least 90 % of the time and never falls back to polling.
+    /// by a new connection at once, so the feed streams at least 80 % of the time and never falls back to polling.
     func testAProxysIdleCutsKeepTheFeedStreaming() async throws {
         let watcher = watcher(client(.h1ShortIdle))
         let run = Task { await watcher.run() }
-        let connected = await waitUntil(10) { watcher.isStreaming }
+        let connected = await waitUntil(30) { watcher.isStreaming }
         XCTAssertTrue(connected)
         let start = Date()
         try await emit("cut-0")
@@ -108,7 +109,7 @@ final class FeedBehindProxiesTests: XCTestCase {
         try await emit("cut-1")
         try await Task.sleep(nanoseconds: 8_000_000_000)
         try await emit("cut-2")
-        await arrive(["cut-0", "cut-1", "cut-2"], within: 10)
+        await arrive(["cut-0", "cut-1", "cut-2"], within: 30)
         let end = Date()
         watcher.stop()
         await run.value
@@ -127,7 +128,10 @@ final class FeedBehindProxiesTests: XCTestCase {
         }
         if let since { streaming += end.timeIntervalSince(since) }
         let share = streaming / end.timeIntervalSince(start)
-        XCTAssertGreaterThanOrEqual(share, 0.9, "streaming \(Int(share * 100)) % of the time: \(changes.map(\.1))")
+        // A reconnection at once takes a new TLS connection through nginx to the sandbox: well under a second, up to
+        // about one on a busy machine (load 6, 2 cores); a wait of the backoff (2 s or more after each 5 s cut) would
+        // leave at most 71 %, a fallback to polling far less.
+        XCTAssertGreaterThanOrEqual(share, 0.8, "streaming \(Int(share * 100)) % of the time: \(changes.map(\.1))")
         XCTAssertEqual(seen.notes, [])
     }
 
@@ -137,17 +141,17 @@ final class FeedBehindProxiesTests: XCTestCase {
         try await sandbox.config(["heartbeat": 1])
         let watcher = watcher(client(.h1, delayed: true, transport: try CurlTransport(trustedCertificates: .pemFile(net.caFile))))
         let run = Task { await watcher.run() }
-        let connected = await waitUntil(10) { watcher.isStreaming }
+        let connected = await waitUntil(30) { watcher.isStreaming }
         XCTAssertTrue(connected)
         try await emit("open-0")
-        await arrive(["open-0"], within: 10)
+        await arrive(["open-0"], within: 30)
         let frozenAt = Date()
         XCTAssertGreaterThan(net.freeze(), 0, "the stream's connection was frozen")
         try await emit("frozen-0")
-        let noticed = await waitUntil(15) { self.first(.dropped, after: frozenAt) != nil }
+        let noticed = await waitUntil(60) { self.first(.dropped, after: frozenAt) != nil }
         XCTAssertTrue(noticed, "the dead connection was never noticed")
         let after = try XCTUnwrap(first(.dropped, after: frozenAt)).timeIntervalSince(frozenAt)
-        XCTAssertLessThan(after, 2 * 1 + 2 + 2, "noticed after \(after) s (heartbeat 1 s; 2 s for a busy machine): \(timeline.withLock { $0 }.map { ($0.0.timeIntervalSince(frozenAt), $0.1) })")
+        XCTAssertLessThan(after, 2 * 1 + 2 + 8, "noticed after \(after) s (heartbeat 1 s; 8 s for a busy machine; without the announced heartbeat it would be the 45 s default): \(timeline.withLock { $0 }.map { ($0.0.timeIntervalSince(frozenAt), $0.1) })")
         try await emit("frozen-1")
         await arrive(["open-0", "frozen-0", "frozen-1"], within: 30)
         watcher.stop()
@@ -178,7 +182,7 @@ final class FeedBehindProxiesTests: XCTestCase {
 
         let watcher = watcher(expired)
         let run = Task { await watcher.run() }
-        let reported = await waitUntil(10) { self.seen.notes.contains { $0.contains("proxy_authentication_required") } }
+        let reported = await waitUntil(30) { self.seen.notes.contains { $0.contains("proxy_authentication_required") } }
         XCTAssertTrue(reported, "\(seen.notes)")
         watcher.stop()
         await run.value

@@ -18,13 +18,30 @@ final class OutboxTests: XCTestCase {
     var path: String { directory.appendingPathComponent("outbox.json").path }
     let offline = Step.fail(URLError(.notConnectedToInternet))
 
-    private func journal() throws -> [JSONValue] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
-        return try JSONCoding.decoder.decode(JSONValue.self, from: data)["items"]?.arrayValue ?? []
+    /// The writes in the file as a new process would read them.
+    private func journal() throws -> [JournalEntry] {
+        try OutboxJournal(path: path).snapshot
     }
 
     private func punch(_ type: String = "clock_in", pin: String = "1234") -> AttendancePunchCreate {
         AttendancePunchCreate(id: ProfirestApi.uuid(), type: type, credential: StaffCredential(method: "pin", secret: pin))
+    }
+
+    /// Punches in the journal as an earlier run left them, never sent (so no batch of theirs was begun).
+    private func seed(_ punches: [AttendancePunchCreate]) throws {
+        let journal = try OutboxJournal(path: path)
+        for var p in punches {
+            p.occurredAt = Harness.now
+            try journal.add(JournalEntry(
+                id: p.id, kind: "punch", path: "/restaurants/11/attendance/punches", restaurantID: "11",
+                body: try JSONCoding.encode(p), contentType: "application/json", enqueuedAt: Harness.now, attempts: 0,
+                lastErrorCode: nil)) { _ in }
+        }
+    }
+
+    private func punches(in request: HTTPRequest) -> [String] {
+        let batch = try? JSONCoding.decoder.decode(JSONValue.self, from: request.body ?? Data())
+        return batch?["punches"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
     }
 
     func testAWriteIsJournaledBeforeItsAttemptAndLeavesWithTheAnswer() async throws {
@@ -97,6 +114,10 @@ final class OutboxTests: XCTestCase {
             .problem(503, "service_unavailable"), .problem(429, "rate_limited", headers: ["Retry-After": "7"]),
             .problem(409, "idempotency_in_progress"), .problem(401, "invalid_token"), .problem(403, "insufficient_scope"),
             .status(200, headers: ["Content-Type": "application/json"], body: "<html>not json"),
+            .status(522, headers: ["Content-Type": "text/html"], body: "<html>origin timed out"),
+            .status(302, headers: ["Location": "http://portal.example/login"]),
+            .status(407, headers: ["Proxy-Authenticate": "Basic realm=\"office\""]),
+            .fail(URLError(.cannotParseResponse)),
         ]
         for step in waiting {
             try? FileManager.default.removeItem(atPath: path)
@@ -120,7 +141,8 @@ final class OutboxTests: XCTestCase {
         }
         XCTAssertEqual(outbox.status.count, 150)
         let stored = try journal()
-        XCTAssertNotNil(stored.first?["body"], "the punch with its credential, for later")
+        XCTAssertEqual(try JSONCoding.decoder.decode(JSONValue.self, from: stored[0].body)["credential"]?["secret"], "1234",
+                       "the punch with its credential, for later")
 
         let batchTransport = BatchAnswering(refusing: [ids[7]: (401, "staff_credentials_invalid")])
         let api = ProfirestApi(options: .init(accessToken: "at_test", transport: batchTransport.transport, clock: { Harness.now }))
@@ -128,14 +150,20 @@ final class OutboxTests: XCTestCase {
         await replay.flush()
         XCTAssertEqual(replay.status.count, 0)
         let batches = batchTransport.requests
-        XCTAssertEqual(batches.map { $0.url.path }, Array(repeating: "/v2/restaurants/11/attendance/punches/batch", count: 2))
+        XCTAssertEqual(batches.map { $0.url.path }, Array(repeating: "/v2/restaurants/11/attendance/punches/batch", count: 3))
         let sent = batches.map { (try? JSONCoding.decoder.decode(JSONValue.self, from: $0.body ?? Data()))?["punches"]?.arrayValue ?? [] }
-        XCTAssertEqual(sent.map(\.count), [100, 50])
+        // The first punch's batch was begun (and sent, unanswered) when it was handed in: it goes again as it was,
+        // under its key, before the others are batched.
+        XCTAssertEqual(sent.map(\.count), [1, 100, 49])
+        XCTAssertEqual(Set(batches.map { $0.header("Idempotency-Key") }).count, 3)
+        XCTAssertEqual(h.requests.first?.header("Idempotency-Key"), batches.first?.header("Idempotency-Key"))
         XCTAssertEqual(sent.flatMap { $0 }.compactMap { $0["id"]?.stringValue }, ids, "in order")
         XCTAssertNotNil(sent.first?.first?["occurred_at"], "each punch keeps the time it happened")
         XCTAssertEqual(failures.withLock { $0.map(\.item.id) }, [ids[7]])
         XCTAssertEqual(failures.withLock { $0.first?.error.code }, "staff_credentials_invalid")
         XCTAssertEqual(try journal().count, 0, "PINs leave the file with their punches")
+        let raw = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+        XCTAssertFalse(raw.contains("\"op\":\"add\""), "not even as records of settled punches: the file was compacted")
     }
 
     func testAPunchDeliveredAtOnceAnswersWithItsPunchAndAnAmbiguousPinIsThrown() async throws {
@@ -156,10 +184,8 @@ final class OutboxTests: XCTestCase {
 
     func testABatchRefusedAsAWholeIsSentPunchByPunch() async throws {
         let failures = Locked([OutboxFailure]())
-        let h = Harness([offline, offline, offline], accessToken: "at_test")
-        let outbox = try h.api.outbox(path: path, onFailure: { failure in failures.withLock { $0.append(failure) } })
         let punches = [punch(), punch("clock_out"), punch()]
-        for p in punches { _ = try await outbox.punch(restaurantID: "11", p) }
+        try seed(punches)
         // The server refuses the batch of three as a whole, then takes the punches one by one except the second.
         let alone = { (id: String, status: Int) -> Step in
             .json(200, ["results": [["id": .string(id), "status": .integer(status),
@@ -222,23 +248,159 @@ final class OutboxTests: XCTestCase {
         _ = try await outbox.post("/customers", body: ["name": "Jana"])
         let running = Task { await outbox.run() }
         // Waits for the condition, not for time: each round writes the journal with fsync, slow on a busy disk.
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while outbox.status.count > 0, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
         XCTAssertEqual(outbox.status.count, 0)
-        XCTAssertEqual(h.sleeps.all, [1, 9], "a doubling delay, then the server's Retry-After")
+        XCTAssertEqual(h.sleeps.all, [1, 2, 9], "after the submit's failure and one more: a doubling delay, then the server's Retry-After")
         running.cancel()
         await running.value
         XCTAssertEqual(h.requests.count, 4)
     }
 }
 
+extension OutboxTests {
+    /// Issue 20, 1: keep or refuse follows the catalog's retryable column — the rule the pipeline's retries read —
+    /// plus the failures that came without the API's answer and the connection's own state. Every code of the
+    /// catalog is checked against its row.
+    func testKeepOrRefuseIsTheCatalogsRetryableColumnForEveryCode() {
+        for (code, entry) in ErrorCatalog.entries {
+            XCTAssertEqual(RetryPolicy.isRetryable(code: code, status: entry.status), entry.retryable, code)
+            let error = ProfirestAPIError(code: code, status: entry.status, title: code, retryable: entry.retryable)
+            let noAnswer = entry.status == 0 || (300...399).contains(entry.status) || entry.status >= 500
+            let connection = [ErrorCode.invalidToken, ErrorCode.notPaired, ErrorCode.insufficientScope,
+                              ErrorCode.proxyAuthenticationRequired].contains(code)
+            XCTAssertEqual(RetryPolicy.keepsWriteWaiting(error), entry.retryable || noAnswer || connection, code)
+        }
+        let locked = ProfirestAPIError(code: ErrorCode.staffLocked, status: 429, title: "locked", retryAfter: 300)
+        XCTAssertFalse(RetryPolicy.keepsWriteWaiting(locked), "a lock after wrong PINs is refused, not waited out")
+        XCTAssertFalse(RetryPolicy.isRetryable(code: "quota_exceeded", status: 429), "an unknown 4xx is not retried")
+        XCTAssertTrue(RetryPolicy.isRetryable(code: "database_on_fire", status: 503), "an unknown code by its status")
+    }
+
+    /// Issue 20, 1: a punch with a wrong PIN during a lockout is refused at once with the lock's seconds — never
+    /// "saved offline" to be waited out and refused five minutes later.
+    func testAPunchDuringALockoutIsRefusedAtOnceWithItsSeconds() async throws {
+        let transport = BatchAnswering(refusing: [:])
+        let api = ProfirestApi(options: .init(accessToken: "at_test", transport: transport.transport, clock: { Harness.now }))
+        let outbox = try api.outbox(path: path)
+        let locked = punch(pin: "0000")
+        transport.refuse(locked.id, 429, "staff_locked", retryAfter: 300)
+        let e = await apiError { _ = try await outbox.punch(restaurantID: "11", locked) }
+        XCTAssertEqual(e?.code, ErrorCode.staffLocked)
+        XCTAssertEqual(e?.retryAfter, 300)
+        XCTAssertEqual(outbox.status.count, 0, "not kept")
+        XCTAssertEqual(try journal().count, 0, "its PIN left the file")
+        XCTAssertEqual(transport.requests.count, 1)
+        // The same as a single request: a 429 staff_locked is refused, a 429 rate_limited waits.
+        let h = Harness([.problem(429, "staff_locked", headers: ["Retry-After": "300"]), .problem(429, "rate_limited")],
+                        accessToken: "at_test")
+        let second = try h.api.outbox(path: directory.appendingPathComponent("second.json").path)
+        let refused = await apiError { _ = try await second.post("/staff-things", body: ["pin": "0000"]) }
+        XCTAssertEqual(refused?.code, ErrorCode.staffLocked)
+        guard case .queued = try await second.post("/customers", body: ["name": "Jana"]) else { return XCTFail("rate_limited waits") }
+    }
+
+    /// Issue 20, 2: the Retry-After of a write that failed when it was handed in is waited for by `run()`, which does
+    /// not send again at once; and while it holds, a new write is journaled without being sent.
+    func testTheRetryAfterOfAFailedSubmitIsWaitedFor() async throws {
+        let h = Harness(
+            [.problem(503, "service_unavailable", headers: ["Retry-After": "9"]), .json(201, ["id": "c1"]), .json(201, ["id": "c2"])],
+            accessToken: "at_test")
+        let outbox = try h.api.outbox(path: path)
+        guard case .queued = try await outbox.post("/customers", body: ["name": "Jana"], idempotencyKey: "k1") else {
+            return XCTFail("a 503 keeps it")
+        }
+        guard case .queued(let second) = try await outbox.post("/customers", body: ["name": "Petr"], idempotencyKey: "k2") else {
+            return XCTFail("held by the Retry-After")
+        }
+        XCTAssertEqual(second.attempts, 0, "not sent while the server's Retry-After holds")
+        XCTAssertEqual(h.requests.count, 1)
+        let running = Task { await outbox.run() }
+        let deadline = Date().addingTimeInterval(60)
+        while outbox.status.count > 0, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        running.cancel()
+        await running.value
+        XCTAssertEqual(h.sleeps.all, [9], "run() waited the server's 9 s before sending again")
+        XCTAssertEqual(h.requests.map { $0.header("Idempotency-Key") }, ["k1", "k1", "k2"])
+    }
+
+    /// Issue 20, 2: a delay of the outbox's own (no Retry-After) does not hold a new write back — a person's punch is
+    /// tried at once — but `run()` still waits it out after the failure.
+    func testABackoffDoesNotHoldANewWriteBackButRunWaitsIt() async throws {
+        let offline = Step.fail(URLError(.notConnectedToInternet))
+        let h = Harness([offline, offline, .json(201, ["id": "c1"]), .json(201, ["id": "c2"])], accessToken: "at_test",
+                        retryDelay: 1, random: 0.5)
+        let outbox = try h.api.outbox(path: path)
+        _ = try await outbox.post("/customers", body: ["n": 1], idempotencyKey: "k1")
+        _ = try await outbox.post("/customers", body: ["n": 2], idempotencyKey: "k2")
+        XCTAssertEqual(h.requests.map { $0.header("Idempotency-Key") }, ["k1", "k1"], "tried at once, oldest first")
+        let running = Task { await outbox.run() }
+        let deadline = Date().addingTimeInterval(60)
+        while outbox.status.count > 0, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        running.cancel()
+        await running.value
+        XCTAssertEqual(h.sleeps.all, [2], "the second failure's doubled delay, once")
+    }
+
+    /// Issue 20, 3: a batch of punches goes again as the same bytes under the same Idempotency-Key until the server
+    /// answered it — through a drop after the commit, another drop, and a restart with a new punch queued meanwhile
+    /// (which goes in a batch of its own, under another key).
+    func testABatchGoesAgainWithItsKeyAndBytesUntilAnswered() async throws {
+        let first = [punch(), punch(), punch()]
+        try seed(first)
+        let lost = Step.fail(URLError(.networkConnectionLost))   // the server committed, the answer was lost
+        let h = Harness([lost, lost], accessToken: "at_test")
+        let outbox = try h.api.outbox(path: path)
+        await outbox.flush()
+        await outbox.flush()
+        let late = punch("clock_out")
+        try seed([late])
+        // A new process: the batch begun by the last one goes first, as it was.
+        let replay = BatchAnswering(refusing: [:])
+        let api = ProfirestApi(options: .init(accessToken: "at_test", transport: replay.transport, clock: { Harness.now }))
+        let again = try api.outbox(path: path)
+        await again.flush()
+        XCTAssertEqual(again.status.count, 0)
+        let all = h.requests + replay.requests
+        XCTAssertEqual(all.count, 4)
+        let key = all[0].header("Idempotency-Key")
+        XCTAssertNotNil(key)
+        XCTAssertEqual(all[0..<3].map { $0.header("Idempotency-Key") }, [key, key, key], "one key for the batch")
+        XCTAssertEqual(Set(all[0..<3].map { $0.body }).count, 1, "the same bytes each time")
+        XCTAssertEqual(punches(in: all[0]), first.map(\.id))
+        XCTAssertEqual(punches(in: all[3]), [late.id])
+        XCTAssertNotEqual(all[3].header("Idempotency-Key"), key)
+    }
+
+    /// A refused batch's punches each go alone under a key of their own, begun in the journal like any batch.
+    func testAPunchSentAloneAfterItsBatchWasRefusedKeepsItsOwnKey() async throws {
+        let punches = [punch(), punch()]
+        try seed(punches)
+        let h = Harness([.problem(422, "validation_failed"), .fail(URLError(.networkConnectionLost))], accessToken: "at_test")
+        let outbox = try h.api.outbox(path: path)
+        await outbox.flush()
+        let replay = BatchAnswering(refusing: [:])
+        let api = ProfirestApi(options: .init(accessToken: "at_test", transport: replay.transport, clock: { Harness.now }))
+        await (try api.outbox(path: path)).flush()
+        XCTAssertEqual(self.punches(in: h.requests[1]), [punches[0].id])
+        XCTAssertEqual(self.punches(in: replay.requests[0]), [punches[0].id], "the lone punch again, as it was")
+        XCTAssertEqual(replay.requests[0].header("Idempotency-Key"), h.requests[1].header("Idempotency-Key"))
+        XCTAssertNotEqual(h.requests[0].header("Idempotency-Key"), h.requests[1].header("Idempotency-Key"))
+        XCTAssertEqual(try journal().count, 0)
+    }
+}
+
 /// Answers every punch batch with a result per punch, refusing the ids it was told to: a `ScriptedTransport` whose
 /// handler reads the batch.
 final class BatchAnswering: Sendable {
-    private let refused: Locked<[String: (Int, String)]>
+    private let refused: Locked<[String: (Int, String, Int?)]>
     let transport: ScriptedTransport
 
-    init(refusing: [String: (Int, String)]) {
+    convenience init(refusing: [String: (Int, String)]) {
+        self.init(refusingWithSeconds: refusing.mapValues { ($0.0, $0.1, nil) })
+    }
+
+    init(refusingWithSeconds refusing: [String: (Int, String, Int?)]) {
         let refused = Locked(refusing)
         self.refused = refused
         transport = ScriptedTransport { request in
@@ -246,9 +408,11 @@ final class BatchAnswering: Sendable {
             let punches = (try? JSONCoding.decoder.decode(JSONValue.self, from: request.body ?? Data()))?["punches"]?.arrayValue ?? []
             let results: [JSONValue] = punches.map { punch in
                 let id = punch["id"]?.stringValue ?? ""
-                if let (status, code) = refused[id] {
-                    return ["id": .string(id), "status": .integer(status),
-                            "problem": ["code": .string(code), "title": "Refused", "status": .integer(status)]]
+                if let (status, code, seconds) = refused[id] {
+                    var problem: JSONValue = ["code": .string(code), "title": "Refused", "status": .integer(status)]
+                    if let seconds { problem = ["code": .string(code), "title": "Refused", "status": .integer(status),
+                                                "retry_after": .integer(seconds)] }
+                    return ["id": .string(id), "status": .integer(status), "problem": problem]
                 }
                 return ["id": .string(id), "status": 201, "punch": ["id": .string(id), "state": "working"]]
             }
@@ -260,5 +424,7 @@ final class BatchAnswering: Sendable {
 
     var requests: [HTTPRequest] { transport.requests }
 
-    func refuse(_ id: String, _ status: Int, _ code: String) { refused.withLock { $0[id] = (status, code) } }
+    func refuse(_ id: String, _ status: Int, _ code: String, retryAfter: Int? = nil) {
+        refused.withLock { $0[id] = (status, code, retryAfter) }
+    }
 }

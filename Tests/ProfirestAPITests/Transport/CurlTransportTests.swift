@@ -153,7 +153,7 @@ final class CurlTransportTests: XCTestCase {
         XCTAssertGreaterThan(outcome.cancelled, 0)
         XCTAssertEqual(outcome.afterwards, 200)
         // Every transfer ended and was freed (its easy handle with it); a little time for the last releases.
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while CurlTransfer.alive.withLock({ $0 }) > 0, Date() < deadline { usleep(10_000) }
         XCTAssertEqual(CurlTransfer.alive.withLock { $0 }, 0, "transfers left behind")
     }

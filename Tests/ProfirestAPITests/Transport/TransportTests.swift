@@ -40,7 +40,10 @@ final class TransportTests: XCTestCase {
         for kind in TransportKind.available {
             let transport = kind.make()
             let started = Date()
-            let streaming = try await transport.stream(HTTPRequest(method: "GET", url: server.url("/v2/stream")))
+            // A comment at once, then a frame a second for two seconds: far enough apart that a busy machine
+            // delaying this task cannot make the frames arrive together.
+            let streaming = try await transport.stream(HTTPRequest(
+                method: "GET", url: server.url("/v2/slow-stream?seconds=2&interval=1")))
             XCTAssertEqual(streaming.status, 200, "\(kind)")
             XCTAssertEqual(streaming.headers.first { $0.key.lowercased() == "content-type" }?.value, "text/event-stream", "\(kind)")
             var text = ""
@@ -50,9 +53,9 @@ final class TransportTests: XCTestCase {
                 text += String(decoding: chunk, as: UTF8.self)
             }
             let total = Date().timeIntervalSince(started)
-            XCTAssertEqual(text.components(separatedBy: "data: frame").count - 1, 3, "\(kind)")
-            // The first frame came before the last was written (frames are 50 ms apart).
-            XCTAssertLessThan(firstChunkAt ?? .infinity, total - 0.05, "\(kind)")
+            XCTAssertEqual(text.components(separatedBy: "data: frame").count - 1, 2, "\(kind)")
+            // The first bytes came before the last frame was written (a second later).
+            XCTAssertLessThan(firstChunkAt ?? .infinity, total - 0.5, "\(kind)")
         }
     }
 
@@ -64,7 +67,7 @@ final class TransportTests: XCTestCase {
             let started = Date()
             task.cancel()
             await assertCancelled { _ = try await task.value }
-            XCTAssertLessThan(Date().timeIntervalSince(started), 2, "\(kind)")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 10, "\(kind): at once, not at the 30 s timeout")
         }
     }
 
@@ -77,7 +80,7 @@ final class TransportTests: XCTestCase {
             XCTAssertEqual(e?.code, ErrorCode.timeout, "\(kind)")
             let elapsed = Date().timeIntervalSince(started)
             XCTAssertGreaterThan(elapsed, 0.55, "\(kind)")
-            XCTAssertLessThan(elapsed, 3, "\(kind)")
+            XCTAssertLessThan(elapsed, 15, "\(kind): the request hangs for ever without the deadline")
         }
     }
 
@@ -91,7 +94,7 @@ final class TransportTests: XCTestCase {
             } catch let error as URLError {
                 XCTAssertEqual(error.code, .timedOut, "\(kind)")
             }
-            XCTAssertLessThan(Date().timeIntervalSince(started), 3, "\(kind)")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 15, "\(kind): the head never comes without the deadline")
         }
     }
 

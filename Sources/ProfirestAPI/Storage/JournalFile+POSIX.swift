@@ -1,0 +1,121 @@
+#if !os(Windows)
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
+import Foundation
+
+/// An existing append-only file opened for one locked section of the outbox journal: reads at an offset, writes at
+/// the end, cuts a torn tail, and makes what was written durable. The file is created (owner-only) and replaced
+/// only through `TokenFile.replace`, so this never creates one.
+final class JournalFile {
+    private let fd: Int32
+    let path: String
+
+    private init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit { close(fd) }
+
+    /// The file opened for reading and writing, or nil when it does not exist. Tightens a file that others could read.
+    static func open(path: String) throws -> JournalFile? {
+        let fd = systemOpen(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw unreadable(path, code)
+        }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
+        return JournalFile(fd: fd, path: path)
+    }
+
+    /// The file's length in bytes.
+    func size() throws -> Int {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Self.unreadable(path, errno) }
+        return Int(info.st_size)
+    }
+
+    /// Up to `count` bytes from `offset` (fewer at the end of the file).
+    func read(from offset: Int, count: Int) throws -> Data {
+        var data = Data(count: count)
+        var done = 0
+        while done < count {
+            let n = data.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress! + done, count - done, off_t(offset + done))
+            }
+            if n > 0 {
+                done += n
+            } else if n == 0 {
+                break
+            } else if errno != EINTR {
+                throw Self.unreadable(path, errno)
+            }
+        }
+        return data.prefix(done)
+    }
+
+    /// Writes `data` at `offset` (the end of the file as last read, under the lock).
+    func write(_ data: Data, at offset: Int) throws {
+        try data.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw Self.unwritable(path, errno)
+                }
+                done += n
+            }
+        }
+    }
+
+    /// Cuts the file at `length`: a record torn by a crash, or one whose write failed half way.
+    func truncate(to length: Int) throws {
+        while ftruncate(fd, off_t(length)) != 0 {
+            if errno != EINTR { throw Self.unwritable(path, errno) }
+        }
+    }
+
+    /// Makes what was written durable before the caller is told so (fsync; F_FULLFSYNC on Apple platforms, whose
+    /// plain fsync stops at the drive's cache). An append changes the file's size, so fdatasync would write the same
+    /// metadata as fsync: one call for every platform.
+    func sync() throws {
+        if FileExtras.fullSync(fd) { return }
+        guard fsync(fd) == 0 else { throw Self.unwritable(path, errno) }
+    }
+
+    /// Ends this process at once, as a power cut or `kill -9` would: the soak's kill points inside an append and a
+    /// compaction (`OutboxJournal.TestHooks`).
+    static func killSelf() -> Never {
+        kill(getpid(), SIGKILL)
+        while true { pause() }
+    }
+
+    private static func unreadable(_ path: String, _ code: Int32) -> StorageError {
+        StorageError(
+            kind: .unreadable, path: path,
+            reason: "the file cannot be read (\(errnoDescription(code))); check its owner and permissions")
+    }
+
+    private static func unwritable(_ path: String, _ code: Int32) -> StorageError {
+        StorageError(
+            kind: .unwritable, path: path,
+            reason: "the file cannot be written (\(errnoDescription(code))); "
+                + "check that its directory exists, is writable and the disk is not full")
+    }
+}
+
+/// `open(2)`, named apart from `JournalFile.open(path:)`.
+private func systemOpen(_ path: String, _ flags: Int32) -> Int32 {
+    open(path, flags)
+}
+#endif
