@@ -97,7 +97,7 @@ final class FeedBehindProxiesTests: XCTestCase {
     }
 
     /// A proxy that cuts connections quiet for 5 s (the heartbeat is 15 s): each cut of a healthy stream is followed
-    /// by a new connection at once, so the feed streams at least 80 % of the time and never falls back to polling.
+    /// by a new connection at once, so the feed streams at least 90 % of the time and never falls back to polling.
     func testAProxysIdleCutsKeepTheFeedStreaming() async throws {
         let watcher = watcher(client(.h1ShortIdle))
         let run = Task { await watcher.run() }
@@ -128,10 +128,10 @@ final class FeedBehindProxiesTests: XCTestCase {
         }
         if let since { streaming += end.timeIntervalSince(since) }
         let share = streaming / end.timeIntervalSince(start)
-        // A reconnection at once takes a new TLS connection through nginx to the sandbox: well under a second, up to
-        // about one on a busy machine (load 6, 2 cores); a wait of the backoff (2 s or more after each 5 s cut) would
-        // leave at most 71 %, a fallback to polling far less.
-        XCTAssertGreaterThanOrEqual(share, 0.8, "streaming \(Int(share * 100)) % of the time: \(changes.map(\.1))")
+        // A reconnection at once takes a new TLS connection through nginx to the sandbox: tens of milliseconds, a few
+        // hundred on a busy machine (load 6, 2 cores; the CA store is parsed once, not per connection); a wait of the
+        // backoff (2 s or more after each 5 s cut) would leave at most 71 %, a fallback to polling far less.
+        XCTAssertGreaterThanOrEqual(share, 0.9, "streaming \(Int(share * 100)) % of the time: \(changes.map(\.1))")
         XCTAssertEqual(seen.notes, [])
     }
 

@@ -106,9 +106,11 @@ final class CurlTransfer: @unchecked Sendable {
             // Wait for a connection that may multiplex (HTTP/2) rather than open another one per request.
             pfc_easy_setopt_long(easy, Int32(PFC_OPT_PIPEWAIT), 1)
             if let authorities = settings.authorities {
-                authorities.withUnsafeBytes { bytes in
-                    _ = pfc_easy_setopt_blob(easy, Int32(PFC_OPT_CAINFO_BLOB), bytes.baseAddress, bytes.count)
-                }
+                // One bundle file and no CA directory: libcurl then keeps the parsed store for the multi handle's
+                // connections (CURLOPT_CA_CACHE_TIMEOUT, 24 h) instead of reading the whole system store again for
+                // each new TLS connection (35 ms of CPU each here, against 2 ms).
+                pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_CAINFO), authorities)
+                pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_CAPATH), nil)
             }
         }
         let milliseconds = Self.milliseconds(request.timeout)
@@ -331,8 +333,9 @@ final class CurlTransfer: @unchecked Sendable {
 
 /// What every transfer of one transport shares.
 struct CurlSettings: Sendable {
-    /// The certificate authorities to trust (the system's and the extra ones, PEM), or nil for libcurl's default.
-    var authorities: Data?
+    /// The PEM bundle file of the certificate authorities to trust — the system's, plus the extra ones in a file of the
+    /// transport's own — or nil for libcurl's default (a bundle and a directory).
+    var authorities: String?
     /// The most of a stream's body that waits unread before the transfer is paused.
     var streamBufferLimit: Int
     /// A forward proxy for every request, or nil for libcurl's environment (`https_proxy`, `no_proxy`…).

@@ -25,6 +25,8 @@ import FoundationNetworking
 /// ```
 public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
     private let engine: CurlEngine
+    /// The CA bundle this transport wrote for its extra certificates, removed with it.
+    private let bundleFile: String?
 
     /// The transport shared by every client that did not choose one (one connection pool and one thread for the
     /// process), by the certificates it trusts.
@@ -51,36 +53,37 @@ public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
         } catch {
             throw ProfirestUsageError("CurlTransport is not available: \(error)")
         }
-        var authorities: Data?
+        var authorities: String?
+        var ownFile: String?
         if let trustedCertificates {
-            // libcurl's CA option replaces its default store, so the system's bundle goes along with the extra ones.
-            authorities = (Self.systemAuthorities() ?? Data()) + (try trustedCertificates.load().pem)
-            try Self.checkTakesAuthoritiesFromMemory()
+            // libcurl's CA option replaces its default store, so the system's bundle goes along with the extra ones,
+            // in a file of this transport's own (certificates are public; the file is removed with the transport).
+            let system = Self.systemBundle().flatMap { FileManager.default.contents(atPath: $0) }.map { $0 + Data("\n".utf8) }
+            let pem = (system ?? Data()) + (try trustedCertificates.load().pem)
+            let path = NSTemporaryDirectory() + "profirest-ca-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).pem"
+            guard FileManager.default.createFile(atPath: path, contents: pem, attributes: [.posixPermissions: 0o600]) else {
+                throw ProfirestUsageError("trustedCertificates: the bundle for libcurl could not be written to \(path)")
+            }
+            authorities = path
+            ownFile = path
+        } else {
+            // The system's bundle alone, when there is one: the same certificates libcurl would find, without the
+            // directory that keeps it from caching them.
+            authorities = Self.systemBundle()
         }
+        bundleFile = ownFile
         engine = try CurlEngine(settings: CurlSettings(
             authorities: authorities, streamBufferLimit: streamBufferLimit, proxy: proxy?.absoluteString))
     }
 
-    deinit { engine.stop() }
-
-    /// Certificates in memory need libcurl 7.77 with OpenSSL, wolfSSL, mbedTLS, rustls, Secure Transport or Schannel;
-    /// a libcurl that cannot take them would silently trust only the system's store, so that is said at once.
-    private static func checkTakesAuthoritiesFromMemory() throws {
-        guard let easy = pfc_easy_init() else { return }
-        defer { pfc_easy_cleanup(easy) }
-        let probe = Data("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n".utf8)
-        let result = probe.withUnsafeBytes { pfc_easy_setopt_blob(easy, Int32(PFC_OPT_CAINFO_BLOB), $0.baseAddress, $0.count) }
-        guard result == PFC_E_OK else {
-            throw ProfirestUsageError(
-                "this libcurl (\(String(cString: pfc_version()!))) cannot trust certificates given in memory "
-                    + "(CURLOPT_CAINFO_BLOB: \(String(cString: pfc_easy_strerror(result)!))); add the CA to the system store "
-                    + "(update-ca-certificates) instead of passing trustedCertificates")
-        }
+    deinit {
+        engine.stop()
+        if let bundleFile { try? FileManager.default.removeItem(atPath: bundleFile) }
     }
 
-    /// The system's CA bundle as libcurl would read it by default (its built-in path), or the usual Debian/Red Hat
-    /// files when that path cannot be asked for.
-    private static func systemAuthorities() -> Data? {
+    /// The system's CA bundle file as libcurl would read it by default (its built-in path), or the usual Debian/Red Hat
+    /// files when that path cannot be asked for; nil when none is readable.
+    private static func systemBundle() -> String? {
         var paths: [String] = []
         if let easy = pfc_easy_init() {
             var path: UnsafePointer<CChar>?
@@ -88,10 +91,7 @@ public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
             pfc_easy_cleanup(easy)
         }
         paths += ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
-        for path in paths {
-            if let bytes = FileManager.default.contents(atPath: path), !bytes.isEmpty { return bytes + Data("\n".utf8) }
-        }
-        return nil
+        return paths.first { FileManager.default.isReadableFile(atPath: $0) }
     }
 
     /// The libcurl in use, e.g. "libcurl/7.88.1 OpenSSL/3.0.17 zlib/1.2.13 brotli/1.0.9 zstd/1.5.4 nghttp2/1.52.0".
