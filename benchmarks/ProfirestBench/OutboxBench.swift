@@ -3,10 +3,10 @@
 //
 //   outbox_enqueue_ms_p50, outbox_enqueue_ms_p99
 //       one write handed to the outbox (POST /v2/customers, ~25-byte body) while the server's Retry-After holds the
-//       queue back, so the write is journaled (an appended record, fdatasync) and not sent: the journal's cost per
+//       queue back, so the write is journaled (an appended record, fsync) and not sent: the journal's cost per
 //       enqueue, `--outbox-writes` (10 000) times in a row.
 //   outbox_fsync_only_ms_p50, outbox_fsync_only_ms_p99
-//       a line of about the same length (240 bytes) appended to a file beside the journal and fdatasync'd, alternating with the enqueues:
+//       a line of about the same length (240 bytes) appended to a file beside the journal and fsync'd (FileHandle.synchronize), alternating with the enqueues:
 //       what the disk alone takes for the sync each enqueue must wait for (on this shared machine it moves from
 //       0.2 to 4 ms with the other users' writes), so the enqueue's own cost is the difference.
 //   outbox_drain_10000_seconds
@@ -100,7 +100,7 @@ func outboxResults(_ arguments: [String]) async throws -> [String: Any] {
         "outbox_journal_max_mb": mb(sampler.largest),
         "outbox_journal_bound_mb": mb(2 * afterEnqueue + 1_048_576),
         "outbox_bench_setup": "sandbox without --validate (in-memory SQLite) on loopback; \(writes) POST /v2/customers "
-            + "(~25-byte JSON bodies) journaled while a 503 with Retry-After: 3600 holds the queue (fdatasync per "
+            + "(~25-byte JSON bodies) journaled while a 503 with Retry-After: 3600 holds the queue (fsync per "
             + "enqueue), then flush() sends them one at a time; the same number of api.post calls after it for the "
             + "requests' own cost; the journal's size sampled every 5 ms",
     ]
