@@ -34,6 +34,9 @@ FIGURES = [
     ("sse_rss_growth_mb", "memory growth over 1 000 000 events (MB)", 5, True),
     ("sse_flood_rss_growth_mb", "memory growth over 1 000 000 events flat out (MB)", 10, True),
     ("sse_idle_cpu_percent", "CPU holding 1, then 100 quiet event streams (% of a core)", 1, True),
+    ("outbox_enqueue_ms_p50", "outbox: a write journaled, p50 (ms, with its fsync)", 1, True),
+    ("outbox_drain_10000_seconds", "outbox: 10 000 waiting writes delivered (s)", 15, True),
+    ("outbox_journal_max_mb", "outbox: the journal's largest size (MB; target: its bound)", 4.8839, True),
     ("library_clean_build_seconds", "clean release build of the library (s)", 90, True),
 ]
 
