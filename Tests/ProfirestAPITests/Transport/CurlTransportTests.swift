@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import ProfirestTestSupport
 import XCTest
 @testable import ProfirestAPI
 
@@ -89,10 +90,10 @@ final class CurlTransportTests: XCTestCase {
                 _ = try await iterator.next()  // the comment: the stream is up
                 bodies.append(head.body)
             }
-            let before = ProcessCPU.seconds()
+            let before = ProcessControl.cpuMicroseconds() / 1e6
             let started = Date()
             try await Task.sleep(nanoseconds: 5_000_000_000)
-            let cpu = ProcessCPU.seconds() - before
+            let cpu = ProcessControl.cpuMicroseconds() / 1e6 - before
             let share = cpu / Date().timeIntervalSince(started) * 100
             // FoundationNetworking spent 64-80 % of a core on one such stream.
             XCTAssertLessThan(share, 1.0, "\(count) quiet streams: \(share) % of a core")
@@ -203,17 +204,6 @@ final class CurlTransportTests: XCTestCase {
     }
 }
 
-/// The CPU time (user + system) this process has used, from /proc/self/stat.
-enum ProcessCPU {
-    static func seconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the command: state is field 3, utime and stime are fields 14 and 15 (1-based over the whole line).
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-}
 #endif
 
 #if os(Linux)

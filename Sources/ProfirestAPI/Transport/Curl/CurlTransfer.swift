@@ -262,8 +262,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func deliverHead() {
-        guard case .stream(let head, let streamBody) = waiter else { return }
-        waiter = .stream(head, streamBody)
+        guard case .stream(let head, _) = waiter else { return }
         head.resume(returning: APIResponse(status: status, headers: headers))
     }
 
