@@ -30,7 +30,7 @@ final class JournalFile {
         if fd < 0 {
             let code = errno
             if code == ENOENT { return nil }
-            throw unreadable(path, code)
+            throw TokenFile.unreadable(path, code)
         }
         var info = stat()
         if fstat(fd, &info) == 0, info.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
@@ -40,7 +40,7 @@ final class JournalFile {
     /// The file's length in bytes.
     func size() throws -> Int {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Self.unreadable(path, errno) }
+        guard fstat(fd, &info) == 0 else { throw TokenFile.unreadable(path, errno) }
         return Int(info.st_size)
     }
 
@@ -57,7 +57,7 @@ final class JournalFile {
             } else if n == 0 {
                 break
             } else if errno != EINTR {
-                throw Self.unreadable(path, errno)
+                throw TokenFile.unreadable(path, errno)
             }
         }
         return data.prefix(done)
@@ -71,7 +71,7 @@ final class JournalFile {
                 let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw Self.unwritable(path, errno)
+                    throw TokenFile.unwritable(path, errno)
                 }
                 done += n
             }
@@ -81,7 +81,7 @@ final class JournalFile {
     /// Cuts the file at `length`: a record torn by a crash, or one whose write failed half way.
     func truncate(to length: Int) throws {
         while ftruncate(fd, off_t(length)) != 0 {
-            if errno != EINTR { throw Self.unwritable(path, errno) }
+            if errno != EINTR { throw TokenFile.unwritable(path, errno) }
         }
     }
 
@@ -89,8 +89,7 @@ final class JournalFile {
     /// plain fsync stops at the drive's cache). An append changes the file's size, so fdatasync would write the same
     /// metadata as fsync: one call for every platform.
     func sync() throws {
-        if FileExtras.fullSync(fd) { return }
-        guard fsync(fd) == 0 else { throw Self.unwritable(path, errno) }
+        guard TokenFile.fullSync(fd) == 0 else { throw TokenFile.unwritable(path, errno) }
     }
 
     /// Ends this process at once, as a power cut or `kill -9` would: the soak's kill points inside an append and a
@@ -98,19 +97,6 @@ final class JournalFile {
     static func killSelf() -> Never {
         kill(getpid(), SIGKILL)
         while true { pause() }
-    }
-
-    private static func unreadable(_ path: String, _ code: Int32) -> StorageError {
-        StorageError(
-            kind: .unreadable, path: path,
-            reason: "the file cannot be read (\(errnoDescription(code))); check its owner and permissions")
-    }
-
-    private static func unwritable(_ path: String, _ code: Int32) -> StorageError {
-        StorageError(
-            kind: .unwritable, path: path,
-            reason: "the file cannot be written (\(errnoDescription(code))); "
-                + "check that its directory exists, is writable and the disk is not full")
     }
 }
 

@@ -91,18 +91,20 @@ enum TokenFile {
     }
 
     /// On Apple platforms plain fsync stops at the drive's cache; F_FULLFSYNC reaches the medium (FileExtras).
-    private static func fullSync(_ fd: Int32) -> Int32 {
+    static func fullSync(_ fd: Int32) -> Int32 {
         if FileExtras.fullSync(fd) { return 0 }
         return fsync(fd)
     }
 
-    private static func unreadable(_ path: String, _ code: Int32) -> StorageError {
+    /// The error of a token or journal file that cannot be read (also JournalFile's).
+    static func unreadable(_ path: String, _ code: Int32) -> StorageError {
         StorageError(
             kind: .unreadable, path: path,
             reason: "the file cannot be read (\(errnoDescription(code))); check its owner and permissions")
     }
 
-    private static func unwritable(_ path: String, _ code: Int32) -> StorageError {
+    /// The error of a token or journal file that cannot be written (also JournalFile's).
+    static func unwritable(_ path: String, _ code: Int32) -> StorageError {
         StorageError(
             kind: .unwritable, path: path,
             reason: "the file cannot be written (\(errnoDescription(code))); "
