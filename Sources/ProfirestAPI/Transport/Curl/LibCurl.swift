@@ -52,7 +52,7 @@ enum LibCurl {
     /// The error a failed transfer throws, in the terms the rest of the library reads: `URLError` codes, so that
     /// `.timedOut` is a `timeout`, an untrusted certificate its own final code, a reply that is not HTTP an
     /// `invalid_response` and anything else a `network_error`.
-    static func error(_ code: Int32, detail: String? = nil) -> URLError {
+    static func error(_ code: Int32) -> URLError {
         let urlCode: URLError.Code
         switch code {
         case PFC_E_OPERATION_TIMEDOUT: urlCode = .timedOut
@@ -66,7 +66,7 @@ enum LibCurl {
             urlCode = .networkConnectionLost
         default: urlCode = .unknown
         }
-        let reason = detail ?? "libcurl: \(String(cString: pfc_easy_strerror(code))) (CURLcode \(code))"
+        let reason = "libcurl: \(String(cString: pfc_easy_strerror(code))) (CURLcode \(code))"
         return URLError(urlCode, userInfo: [NSLocalizedDescriptionKey: reason])
     }
 }
