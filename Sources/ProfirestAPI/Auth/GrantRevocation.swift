@@ -8,7 +8,7 @@ import Foundation
 /// that fails — or a process that dies before it — is therefore tried again by the next unpair, disconnect, pairing
 /// or consent, instead of leaving a grant alive that nobody holds any more.
 struct GrantRevocation: Sendable {
-    let context: IdentityContext
+    let core: Core
     let client: OAuthClient
 
     /// Revokes the pending tokens: `current` (the one just given up) with retries by the retry table, the older ones
@@ -16,50 +16,36 @@ struct GrantRevocation: Sendable {
     /// server cannot be reached, as the rest would only wait for the same. Each failure is reported to the observer;
     /// returns the first (the tokens not revoked stay pending), nil when none is left.
     func revokePending(current: String?, retrying: Bool = true) async -> (any Error)? {
-        guard let pending = try? context.store.read().pendingRevocations, !pending.isEmpty else { return nil }
+        guard let pending = try? core.store.read().pendingRevocations, !pending.isEmpty else { return nil }
         let ordered = pending.filter { $0 == current } + pending.filter { $0 != current }
         var revoked: [String] = []
         var failure: (any Error)?
         for token in ordered {
             do {
-                try await revoke(token, retries: token == current && retrying ? context.retry.retries : 0)
+                try await revoke(token, retries: token == current && retrying ? core.retries : 0)
                 revoked.append(token)
             } catch {
                 failure = failure ?? error
                 if error is CancellationError { break }
-                context.observe?(.revocationFailed(code: Self.code(of: error)))
+                core.observe?(.revocationFailed(code: Self.code(of: error)))
                 if (error as? ProfirestAPIError)?.retryable == true { break }
             }
         }
         if !revoked.isEmpty {
             // Another process may have parked more meanwhile: remove only what the server confirmed.
             let confirmed = Set(revoked)
-            try? await context.store.updateAsync { $0.pendingRevocations.removeAll(where: confirmed.contains) }
+            try? await core.store.updateAsync { $0.pendingRevocations.removeAll(where: confirmed.contains) }
         }
         return failure
     }
 
-    /// One revocation, retried `retries` times after a retryable failure (network_error, timeout, 429, 5xx).
+    /// One revocation, sent again `retries` times after a retryable failure (network_error, timeout, 429, 5xx).
     private func revoke(_ token: String, retries: Int) async throws {
         let form = client.form(["token": token, "token_type_hint": "refresh_token"])
-        var retriesUsed = 0
-        while true {
-            do {
-                try await context.endpoint.revoke(form: form, basicAuth: client.basicAuth)
-                return
-            } catch let error as ProfirestOAuthError where error.error == "invalid_token" {
-                // Unknown to the server (RFC 7009 2.2 answers 200 for it, some servers this): nothing left to end.
-                return
-            } catch let error as ProfirestAPIError {
-                guard let wait = context.retry.wait(after: error, retriesUsed: retriesUsed, limit: retries) else {
-                    throw error
-                }
-                retriesUsed += 1
-                context.observe?(.retryScheduled(
-                    .init(method: "POST", path: "/oauth/revoke", number: retriesUsed, idempotencyKey: nil),
-                    delay: wait, reason: error.retryAfter != nil ? .retryAfter : .backoff))
-                try await context.sleep(wait)
-            }
+        do {
+            try await OAuthEndpoint(core: core).revoke(form: form, basicAuth: client.basicAuth, retries: retries)
+        } catch let error as ProfirestOAuthError where error.error == "invalid_token" {
+            // Unknown to the server (RFC 7009 2.2 answers 200 for it, some servers this): nothing left to end.
         }
     }
 

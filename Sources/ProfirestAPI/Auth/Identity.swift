@@ -1,73 +1,126 @@
 import Foundation
 
-/// Everything the facade needs from the identity layer, behind one object: the synchronous state readers, the
-/// pairing and consent flows, unpairing and the staff session.
+/// Who the client's requests are made as: the device's or partner's tokens (stored, refreshed by `TokenRefresher`,
+/// or a fixed `accessToken`) and the employee signed in on the register (`StaffSessions`, in memory only). The core
+/// asks it for the tokens of each attempt (`RequestAuthorizer`).
 ///
-/// The facade creates one per client from its options and forwards to it. The request pipeline does not come
-/// through here: its `IdentityAuthorizer` asks the `TokenRefresher` and `StaffSessions` directly. Network access
-/// goes through the `OAuthEndpoint` the facade adapts to its transport.
-final class Identity: Sendable {
-    let context: IdentityContext
+/// It also turns the token layer's failures into the errors a request throws, so that every API call fails with a
+/// `ProfirestAPIError` whose `code` the app can switch on:
+///
+/// | token failure                            | request error |
+/// |------------------------------------------|---------------|
+/// | `AuthFailure.notPaired`                  | `not_paired` (401) |
+/// | `AuthFailure.refreshLimit`               | `invalid_token` (401), not retryable, `retryAfter` = seconds until the guard reopens |
+/// | `ProfirestOAuthError` from a refresh      | `invalid_token` (401), the OAuth code in the detail (tokens kept: `invalid_client` is temporary) |
+/// | usage, storage and transport errors      | unchanged |
+///
+/// The pairing and consent flows (`Pairing`, `PartnerAuthorization`) work on the core directly; what they share with
+/// this object is the state store.
+final class Identity: RequestAuthorizer {
     let refresher: TokenRefresher
     let staffSessions: StaffSessions
+    /// A fixed token (the `accessToken` option): sent as it is, never refreshed.
     let fixedAccessToken: String?
 
+    /// - Parameters:
+    ///   - onUnpaired: told once when a refresh finds the connection gone (`invalid_grant`), with the error requests
+    ///     throw then; the observer hears of it first.
+    ///   - clock, sleep: the client's, for the staff session's expiry timer.
     init(
-        context: IdentityContext, fixedAccessToken: String? = nil, refreshMargin: TimeInterval = 60,
-        onUnpaired: (@Sendable () -> Void)? = nil, onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil
+        fixedAccessToken: String? = nil, refreshMargin: TimeInterval = 60,
+        onUnpaired: (@Sendable (ProfirestAPIError) -> Void)? = nil, onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil,
+        observe: (@Sendable (ProfirestEvent) -> Void)? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep
     ) {
-        self.context = context
         self.fixedAccessToken = fixedAccessToken
-        let client = context.clientID.flatMap { $0.isEmpty ? nil : OAuthClient(clientID: $0, clientSecret: context.clientSecret) }
-        refresher = TokenRefresher(
-            store: context.store, endpoint: context.endpoint,
-            settings: .init(client: client, fixedAccessToken: fixedAccessToken, refreshMargin: refreshMargin),
-            clock: context.clock, sleep: context.sleep, onUnpaired: onUnpaired, observe: context.observe)
-        staffSessions = StaffSessions(clock: context.clock, sleep: context.sleep, onStaffExpired: onStaffExpired)
+        var lost: (@Sendable (Core) -> Void)?
+        if onUnpaired != nil || observe != nil {
+            // The observer hears of the loss first, then the app's handler gets the error requests throw now.
+            lost = { core in
+                observe?(.unpaired(reason: "invalid_grant"))
+                onUnpaired?(Identity.notPaired(core.errors()))
+            }
+        }
+        refresher = TokenRefresher(refreshMargin: refreshMargin, onUnpaired: lost)
+        var expired = onStaffExpired
+        if let observe {
+            // The observer hears of the end as well, before the app's own handler.
+            expired = { info in
+                observe(.staffSessionEnded(employeeID: info.employeeID, expired: true))
+                onStaffExpired?(info)
+            }
+        }
+        staffSessions = StaffSessions(clock: clock, sleep: sleep, onStaffExpired: expired)
     }
 
-    // MARK: Synchronous state (api.isPaired, restaurantID, deviceID, scopes)
+    // MARK: RequestAuthorizer
+
+    func accessToken(core: Core) async throws -> String? {
+        if let fixedAccessToken { return fixedAccessToken }
+        // Nearly every call: a fresh token from the store's lock-protected snapshot, without a hop onto the actor.
+        if let token = core.store.snapshot.freshAccessToken(now: core.clock(), margin: refresher.refreshMargin) {
+            return token
+        }
+        do {
+            return try await refresher.accessToken(core: core)
+        } catch AuthFailure.notPaired where OAuthClient.of(core) == nil {
+            // A client without a clientID can never pair, so "pair again" would be no advice: it is an anonymous
+            // client (public endpoints, a proxy that authenticates, the benchmarks) and sends no Authorization.
+            return nil
+        } catch {
+            throw Self.requestError(error, core: core)
+        }
+    }
+
+    func refresh(afterRejecting token: String, core: Core) async throws -> String? {
+        // A fixed token has nothing to be renewed with: the 401 stands.
+        if fixedAccessToken != nil { return nil }
+        do {
+            return try await refresher.refresh(afterRejecting: token, core: core)
+        } catch {
+            throw Self.requestError(error, core: core)
+        }
+    }
+
+    func staffToken(now: Date) -> String? { staffSessions.staffToken(now: now) }
+    func staffRequestSucceeded(token: String, now: Date) { staffSessions.touch(token: token, now: now) }
+    func staffRejected(token: String) { staffSessions.rejected(token: token) }
+
+    /// The `not_paired` error: thrown by requests, and passed to `onUnpaired`.
+    static func notPaired(_ errors: ErrorFactory) -> ProfirestAPIError {
+        errors.make(ErrorCode.notPaired, detail: AuthFailure.notPaired.description)
+    }
+
+    /// A failure of the token layer as the error the request throws (see the table above).
+    static func requestError(_ error: Error, core: Core) -> Error {
+        switch error {
+        case AuthFailure.notPaired:
+            return notPaired(core.errors())
+        case AuthFailure.refreshLimit(_, _, let retryAfter):
+            // Not retryable: the library must not turn a refresh storm into a retry storm.
+            return core.errors().make(
+                ErrorCode.invalidToken, status: 401, detail: String(describing: error), retryAfter: retryAfter)
+        case let oauth as ProfirestOAuthError:
+            return core.errors().make(
+                ErrorCode.invalidToken, status: 401,
+                detail: "the access token could not be renewed: the token endpoint answered \(oauth.error) "
+                    + "(\(oauth.message)); the stored tokens are kept")
+        default:
+            return error
+        }
+    }
+
+    // MARK: The connection and the staff session
 
     /// True with a fixed access token or stored tokens.
-    var isPaired: Bool { fixedAccessToken != nil || context.store.snapshot.hasTokens }
-    var restaurantID: String? { context.store.snapshot.restaurantID }
-    var deviceID: String? { context.store.snapshot.deviceID }
-    var scopes: [String] { context.store.snapshot.scopes }
-
-    // MARK: Pairing and consent
-
-    /// `api.pair(scope:deviceName:devicePlatform:appVersion:)`.
-    func pair(scope: String, deviceName: String?, devicePlatform: String?, appVersion: String?) async throws -> Pairing {
-        try await Pairing.start(
-            scope: scope, deviceName: deviceName, devicePlatform: devicePlatform, appVersion: appVersion,
-            context: context)
-    }
-
-    /// `api.resumePairing(_:)`.
-    func resumePairing(_ state: PairingState) throws -> Pairing {
-        try Pairing.resume(state, context: context)
-    }
-
-    /// `api.authorizationURL(redirectURI:scope:prompt:)`.
-    func authorizationURL(redirectURI: String, scope: String, prompt: String?) throws -> URL {
-        try PartnerAuthorization(context: context).authorizationURL(redirectURI: redirectURI, scope: scope, prompt: prompt)
-    }
-
-    /// `api.completeAuthorization(_:)`: the facade then answers with `connection()`.
-    func completeAuthorization(_ url: URL) async throws {
-        try await PartnerAuthorization(context: context).completeAuthorization(url)
-    }
-
-    /// `api.completeAuthorization(parameters:)`: the facade then answers with `connection()`.
-    func completeAuthorization(parameters: [String: String]) async throws {
-        try await PartnerAuthorization(context: context).completeAuthorization(parameters: parameters)
-    }
+    func isPaired(_ store: StateStore) -> Bool { fixedAccessToken != nil || store.snapshot.hasTokens }
 
     /// After `GET /v2/connection`: remembers the device's restaurant, device id and scopes (so `restaurantID` is
     /// known after a pairing whose token answer did not carry it). Ignored once the tokens are gone, so a late
     /// answer cannot make an unpaired client look paired again.
-    func remember(_ connection: Connection) async throws {
-        try await context.store.updateAsync { state in
+    func remember(_ connection: Connection, store: StateStore) async throws {
+        try await store.updateAsync { state in
             guard state.hasTokens else { return }
             if let restaurant = connection.restaurantId { state.restaurantID = restaurant }
             if let device = connection.device?.id { state.deviceID = device }
@@ -80,33 +133,26 @@ final class Identity: Sendable {
     /// Throws the revocation's failure (the token then stays pending) — or the storage's, before anything changed.
     /// Without `retrying`, one attempt: `unpair()` must return promptly offline (a device's "forget the pairing"),
     /// while `disconnect()` waits out the retry table to tell the caller the truth.
-    func unpair(revoke: Bool = true, retrying: Bool = true) async throws {
+    func unpair(core: Core, revoke: Bool = true, retrying: Bool = true) async throws {
         staffSessions.end()
-        let parked = try await refresher.unpair(revoke: revoke)
-        context.observe?(.unpaired(reason: "requested"))
-        guard revoke, let revocation else { return }
+        let parked = try await refresher.unpair(revoke: revoke, core: core)
+        core.observe?(.unpaired(reason: "requested"))
+        guard revoke, let client = OAuthClient.of(core) else { return }
+        let revocation = GrantRevocation(core: core, client: client)
         if let failure = await revocation.revokePending(current: parked, retrying: retrying) { throw failure }
     }
-
-    /// Revokes given-up grants; nil without a client_id, which a revocation needs.
-    private var revocation: GrantRevocation? {
-        guard let clientID = context.clientID, !clientID.isEmpty else { return nil }
-        return GrantRevocation(context: context, client: OAuthClient(clientID: clientID, clientSecret: context.clientSecret))
-    }
-
-    // MARK: Staff (api.signInStaff, signOutStaff, staff)
 
     /// After `POST /v2/restaurants/{id}/staff/sessions` answered 201: keeps the session and starts the timer that
     /// reports its end on the client's clock.
     @discardableResult
-    func staffSignedIn(_ session: StaffSession) -> StaffInfo {
-        context.observe?(.staffSignedIn(employeeID: session.employee.id))
-        return staffSessions.begin(session, now: context.clock())
+    func staffSignedIn(_ session: StaffSession, core: Core) -> StaffInfo {
+        core.observe?(.staffSignedIn(employeeID: session.employee.id))
+        return staffSessions.begin(session, now: core.clock())
     }
 
     /// For `api.signOutStaff(token:)`: forgets the session (the one of `token`, or the current one) and returns
     /// the token to end on the server with `DELETE /v2/staff/sessions/current` (nil when nobody was signed in).
-    func signOutStaff(token: String?) -> String? {
+    func signOutStaff(token: String?, core: Core) -> String? {
         if let token {
             staffSessions.end(token: token)
             return token
@@ -114,11 +160,199 @@ final class Identity: Sendable {
         let employee = staffSessions.currentInfo
         let ended = staffSessions.end()
         if let employee, ended != nil {
-            context.observe?(.staffSessionEnded(employeeID: employee.employeeID, expired: false))
+            core.observe?(.staffSessionEnded(employeeID: employee.employeeID, expired: false))
         }
         return ended
     }
+}
 
-    /// `api.staff`.
-    var staff: StaffInfo? { staffSessions.info(now: context.clock()) }
+extension Identity: CustomReflectable {
+    var customMirror: Mirror {
+        Mirror(self, children: ["fixedAccessToken": fixedAccessToken != nil, "staff": staffSessions])
+    }
+}
+
+/// The employee session on a register, in memory only: the staff token is never written to any storage, so it
+/// ends with the process as well as with inactivity.
+///
+/// The session ends `idle_timeout_seconds` after the last successful request and at `max_expires_at` at the latest,
+/// both counted by the client's clock. A timer on that clock (`StaffExpiryTimer`, waiting with the client's `sleep`)
+/// drops the session at its end and calls `onStaffExpired` then, so an idle register learns it without a request;
+/// the next `staffToken(now:)` or a rejection by the server drops it when they notice first. Whichever drops the
+/// session reports it, so `onStaffExpired` is called once per session. Signing out on purpose (`end`) and a new
+/// sign-in replacing the session stop its timer and call nothing.
+final class StaffSessions: Sendable {
+    private struct Session {
+        let token: String
+        let employee: StaffEmployee
+        let restaurantID: String
+        let idleTimeout: TimeInterval
+        let maxExpiresAt: Date
+        var idleDeadline: Date
+
+        var expiresAt: Date { min(idleDeadline, maxExpiresAt) }
+
+        var info: StaffInfo {
+            StaffInfo(
+                employeeID: employee.id, name: employee.name, role: employee.role, restaurantID: restaurantID,
+                expiresAt: expiresAt)
+        }
+    }
+
+    private struct State {
+        var session: Session?
+        /// The timer watching `session`, cancelled whenever the session goes: it would find nothing to report, but
+        /// a real sleep of hours should not outlive its session.
+        var timer: Task<Void, Never>?
+    }
+
+    private let state = Locked(State())
+    private let expiryTimer: StaffExpiryTimer
+    private let onStaffExpired: (@Sendable (StaffInfo) -> Void)?
+
+    /// `clock` and `sleep` are the client's: the timer waits for a session's end with them.
+    init(
+        clock: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (TimeInterval) async throws -> Void,
+        onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil
+    ) {
+        expiryTimer = StaffExpiryTimer(clock: clock, sleep: sleep)
+        self.onStaffExpired = onStaffExpired
+    }
+
+    deinit {
+        // The timer holds us weakly; this ends its sleep now instead of at the session's end.
+        state.withLock { $0.timer }?.cancel()
+    }
+
+    /// Keeps the session returned by `POST /v2/restaurants/{id}/staff/sessions` and starts its timer; replaces any
+    /// previous one without reporting it (the employee changed, nobody's session ran out).
+    @discardableResult
+    func begin(_ session: StaffSession, now: Date) -> StaffInfo {
+        let idle = TimeInterval(max(1, session.idleTimeoutSeconds))
+        let kept = Session(
+            token: session.token, employee: session.employee, restaurantID: session.restaurantId, idleTimeout: idle,
+            maxExpiresAt: session.maxExpiresAt, idleDeadline: now.addingTimeInterval(idle))
+        let replaced = state.withLock { state -> Task<Void, Never>? in
+            defer { state = State(session: kept, timer: nil) }
+            return state.timer
+        }
+        // Replaced is not expired: the previous session's timer stops without reporting.
+        replaced?.cancel()
+        arm(token: kept.token)
+        return kept.info
+    }
+
+    /// Starts the timer of the session of `token` and keeps it with the session. Outside the lock, so the session
+    /// may have gone meanwhile: then the new timer is not needed.
+    private func arm(token: String) {
+        let started = expiryTimer.start(token: token, in: self)
+        let obsolete = state.withLock { state -> Task<Void, Never>? in
+            guard state.session?.token == token else { return started }
+            defer { state.timer = started }
+            return state.timer
+        }
+        obsolete?.cancel()
+    }
+
+    /// The token to send now, or nil when nobody is signed in or the session has ended (then dropped, and
+    /// `onStaffExpired` called — once, since the session is gone afterwards).
+    func staffToken(now: Date) -> String? {
+        let (token, ended) = state.withLock { state -> (String?, Ended?) in
+            guard let s = state.session else { return (nil, nil) }
+            guard now >= s.expiresAt else { return (s.token, nil) }
+            return (nil, Self.drop(&state))
+        }
+        report(ended)
+        return token
+    }
+
+    /// The signed-in employee, or nil (an ended session is dropped the same way as in `staffToken(now:)`).
+    func info(now: Date) -> StaffInfo? {
+        guard staffToken(now: now) != nil else { return nil }
+        return state.withLock { $0.session?.info }
+    }
+
+    /// The session as kept, without expiring it or calling anything (for mirrors and diagnostics).
+    var currentInfo: StaffInfo? { state.withLock { $0.session?.info } }
+
+    /// A request with `token` succeeded: the idle timeout starts again. A request of an earlier session (signed
+    /// out or replaced meanwhile) extends nothing, and neither does one after the maximum. Only the deadline moves,
+    /// under the lock (this runs after every request): the timer finds the new one when it wakes.
+    func touch(token: String, now: Date) {
+        state.withLock { state in
+            guard var s = state.session, s.token == token, now < s.expiresAt else { return }
+            s.idleDeadline = now.addingTimeInterval(s.idleTimeout)
+            state.session = s
+        }
+    }
+
+    /// For the timer of `token`'s session: drops the session and reports it if its end has come. Returns the time
+    /// left until the end, or nil when there is nothing more to wait for (ended now, or already gone).
+    func expireIfDue(token: String, now: Date) -> TimeInterval? {
+        var ended: Ended?
+        let left = state.withLock { state -> TimeInterval? in
+            guard let s = state.session, s.token == token else { return nil }
+            let left = s.expiresAt.timeIntervalSince(now)
+            if left > 0 { return left }
+            ended = Self.drop(&state)
+            return nil
+        }
+        report(ended)
+        return left
+    }
+
+    /// The server no longer accepts `token` (`staff_session_expired`): drop that session and tell the app once.
+    func rejected(token: String) {
+        let ended = state.withLock { state -> Ended? in
+            guard state.session?.token == token else { return nil }
+            return Self.drop(&state)
+        }
+        report(ended)
+    }
+
+    /// Signs out the session of `token` locally, if it is the current one (a sign-out of an older token leaves a
+    /// newer session alone). No `onStaffExpired`: signing out is on purpose.
+    func end(token: String) {
+        let ended = state.withLock { state -> Ended? in
+            state.session?.token == token ? Self.drop(&state) : nil
+        }
+        ended?.timer?.cancel()
+    }
+
+    /// Signs out locally and returns the token for the sign-out request (`DELETE /v2/staff/sessions/current`).
+    @discardableResult
+    func end() -> String? {
+        let ended = state.withLock { Self.drop(&$0) }
+        ended?.timer?.cancel()
+        return ended?.token
+    }
+
+    // MARK: Dropping a session
+
+    /// What is left to do after a session was dropped under the lock: tell the app, stop the timer.
+    private struct Ended {
+        let token: String
+        let info: StaffInfo
+        let timer: Task<Void, Never>?
+    }
+
+    /// Forgets the session under the lock. Only the one caller that gets it back acts on it (reports it, or not for
+    /// a sign-out), so nothing is reported twice for a session.
+    private static func drop(_ state: inout State) -> Ended? {
+        guard let s = state.session else { return nil }
+        defer { state = State() }
+        return Ended(token: s.token, info: s.info, timer: state.timer)
+    }
+
+    /// Calls `onStaffExpired` outside the lock (the app may read `api.staff` in it) and stops the timer; when the
+    /// timer itself reports, cancelling its own task is harmless, it ends right after.
+    private func report(_ ended: Ended?) {
+        guard let ended else { return }
+        ended.timer?.cancel()
+        onStaffExpired?(ended.info)
+    }
+}
+
+extension StaffSessions: CustomReflectable {
+    var customMirror: Mirror { Mirror(self, children: ["staff": currentInfo as Any]) }
 }

@@ -38,7 +38,7 @@ public final class Pairing: Sendable {
     /// ```
     public let expiresAt: Date
 
-    private let context: IdentityContext
+    private let core: Core
     private let client: OAuthClient
     private let progress: Locked<Progress>
 
@@ -50,13 +50,13 @@ public final class Pairing: Sendable {
         var loop: Task<Void, Error>?
     }
 
-    init(state: PairingState, context: IdentityContext, client: OAuthClient) {
+    init(state: PairingState, core: Core, client: OAuthClient) {
         userCode = state.userCode
         verificationURI = state.verificationURI
         verificationURIComplete = state.verificationURIComplete.isEmpty
             ? state.verificationURI : state.verificationURIComplete
         expiresAt = state.expiresAt
-        self.context = context
+        self.core = core
         self.client = client
         progress = Locked(Progress(state: state))
     }
@@ -64,30 +64,30 @@ public final class Pairing: Sendable {
     /// Starts a pairing: asks the server for the codes (`POST /oauth/device_authorization`).
     /// `devicePlatform` defaults to the platform this runs on.
     static func start(
-        scope: String, deviceName: String?, devicePlatform: String?, appVersion: String?, context: IdentityContext
+        scope: String, deviceName: String?, devicePlatform: String?, appVersion: String?, core: Core
     ) async throws -> Pairing {
-        let client = try context.client(for: "pair(scope:deviceName:devicePlatform:appVersion:)")
+        let client = try OAuthClient.of(core, for: "pair(scope:deviceName:devicePlatform:appVersion:)")
         var form = ["client_id": client.clientID, "scope": scope]
         form["device_name"] = deviceName
         form["device_platform"] = devicePlatform ?? Self.currentPlatform
         form["app_version"] = appVersion
-        let answer = try await context.endpoint.deviceAuthorization(form: form)
+        let answer = try await OAuthEndpoint(core: core).deviceAuthorization(form: form)
         let state = PairingState(
             deviceCode: answer.deviceCode, userCode: answer.userCode, verificationURI: answer.verificationUri,
             verificationURIComplete: answer.verificationUriComplete.isEmpty
                 ? answer.verificationUri : answer.verificationUriComplete,
             interval: max(1, answer.interval),
-            expiresAt: context.clock().addingTimeInterval(TimeInterval(answer.expiresIn)))
-        let pairing = Pairing(state: state, context: context, client: client)
+            expiresAt: core.clock().addingTimeInterval(TimeInterval(answer.expiresIn)))
+        let pairing = Pairing(state: state, core: core, client: client)
         // The manager cannot have confirmed yet: the first poll waits one interval like every other.
-        pairing.progress.withLock { $0.lastPollAt = context.clock() }
+        pairing.progress.withLock { $0.lastPollAt = core.clock() }
         return pairing
     }
 
     /// Continues a pairing saved from `state`, e.g. after the app was terminated.
-    static func resume(_ state: PairingState, context: IdentityContext) throws -> Pairing {
-        let client = try context.client(for: "resumePairing(_:)")
-        return Pairing(state: state, context: context, client: client)
+    static func resume(_ state: PairingState, core: Core) throws -> Pairing {
+        let client = try OAuthClient.of(core, for: "resumePairing(_:)")
+        return Pairing(state: state, core: core, client: client)
     }
 
     /// What to save to continue later with `resumePairing(_:)`; `interval` grows after `slow_down`.
@@ -160,13 +160,13 @@ public final class Pairing: Sendable {
                 // Anything without an OAuth answer (no network, a 5xx) is waited out until the code expires.
                 try checkCancelled()
             }
-            try await context.sleep(delayBeforeNextPoll())
+            try await core.sleep(delayBeforeNextPoll())
         }
     }
 
     /// Until the next allowed poll, but no later than the expiry (so the expiry is reported on time).
     private func delayBeforeNextPoll() -> TimeInterval {
-        let now = context.clock()
+        let now = core.clock()
         let (last, interval) = progress.withLock { ($0.lastPollAt ?? now, TimeInterval($0.state.interval)) }
         let due = last.addingTimeInterval(interval)
         return max(0, min(due, expiresAt).timeIntervalSince(now))
@@ -178,7 +178,7 @@ public final class Pairing: Sendable {
 
     private func step() async throws -> Bool {
         try checkCancelled()
-        let now = context.clock()
+        let now = core.clock()
         if now >= expiresAt && !progress.withLock({ $0.isConnected }) {
             throw ProfirestOAuthError(error: "expired_token", detail: "The pairing code has expired; start again.")
         }
@@ -203,7 +203,7 @@ public final class Pairing: Sendable {
         ])
         let response: TokenResponse
         do {
-            response = try await context.endpoint.token(form: form, basicAuth: client.basicAuth)
+            response = try await OAuthEndpoint(core: core).token(form: form, basicAuth: client.basicAuth)
         } catch let error as ProfirestOAuthError where error.error == "authorization_pending" {
             return false
         } catch let error as ProfirestOAuthError where error.error == "slow_down" {
@@ -213,12 +213,12 @@ public final class Pairing: Sendable {
         }
         // A cancel() while the answer was on its way: the pairing was abandoned, so its tokens are not stored.
         try checkCancelled()
-        let clock = context.clock
-        let replaced = try await context.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
+        let clock = core.clock
+        let replaced = try await core.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
         progress.withLock { $0.isConnected = true }
-        context.observe?(.paired)
+        core.observe?(.paired)
         // Pairing again replaced a grant: end it on the server (and any left from before), best effort.
-        _ = await GrantRevocation(context: context, client: client).revokePending(current: replaced)
+        _ = await GrantRevocation(core: core, client: client).revokePending(current: replaced)
         return true
     }
 
@@ -238,5 +238,23 @@ public final class Pairing: Sendable {
         #else
         return "linux"
         #endif
+    }
+}
+
+// What `print`, `dump` and debugger summaries show of a pairing: the codes a person reads, never the device code.
+extension Pairing: CustomStringConvertible, CustomReflectable {
+    /// The user code and expiry, never the device code.
+    ///
+    /// ```swift
+    /// print(pairing)
+    /// ```
+    public var description: String { "Pairing(\(state))" }
+    /// Keeps `dump` and debugger views from showing the device code.
+    ///
+    /// ```swift
+    /// dump(pairing)
+    /// ```
+    public var customMirror: Mirror {
+        Mirror(self, children: ["userCode": userCode, "verificationURI": verificationURI, "expiresAt": expiresAt])
     }
 }

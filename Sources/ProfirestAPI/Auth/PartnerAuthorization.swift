@@ -7,7 +7,7 @@ import Foundation
 /// server can finish the consent in another process, and a device app after it was relaunched. One storage key
 /// holds one consent in progress and one connection: a new `authorizationURL` replaces the previous consent.
 struct PartnerAuthorization: Sendable {
-    let context: IdentityContext
+    let core: Core
 
     /// How long a consent waits for its callback, by the client's clock: an owner takes minutes, and a verifier and
     /// state left in the storage for longer are more likely a forgotten attempt than a consent still under way.
@@ -15,7 +15,7 @@ struct PartnerAuthorization: Sendable {
 
     /// Builds `<baseURL>/oauth/authorize?…` and remembers the consent it starts.
     func authorizationURL(redirectURI: String, scope: String, prompt: String? = nil) throws -> URL {
-        let client = try context.client(for: "authorizationURL(redirectURI:scope:prompt:)")
+        let client = try OAuthClient.of(core, for: "authorizationURL(redirectURI:scope:prompt:)")
         guard !redirectURI.isEmpty else {
             throw ProfirestUsageError(
                 "authorizationURL needs the redirectURI registered for your client, e.g. \"myapp://profirest\".")
@@ -29,15 +29,14 @@ struct PartnerAuthorization: Sendable {
         ]
         if let prompt, !prompt.isEmpty { query.append(("prompt", prompt)) }
         let encoded = query.map { PercentEncoding.rfc3986($0.0) + "=" + PercentEncoding.rfc3986($0.1) }
-        var base = context.baseURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
+        let base = try core.base.get().root
         guard let url = URL(string: base + "/oauth/authorize?" + encoded.joined(separator: "&")) else {
             throw ProfirestUsageError("baseURL \"\(base)\" does not make a valid authorization URL; pass an https address.")
         }
         let consent = PendingConsent(
             state: state, codeVerifier: pkce.verifier, redirectURI: redirectURI, scope: scope,
-            createdAt: context.clock())
-        try context.store.update { $0.pendingConsent = consent }
+            createdAt: core.clock())
+        try core.store.update { $0.pendingConsent = consent }
         return url
     }
 
@@ -59,14 +58,14 @@ struct PartnerAuthorization: Sendable {
 
     /// The callback's parameters (`code`, `state`, `iss`, or `error`), e.g. from a server route.
     func completeAuthorization(parameters: [String: String]) async throws {
-        let client = try context.client(for: "completeAuthorization")
-        guard let pending = try context.store.read().pendingConsent else {
+        let client = try OAuthClient.of(core, for: "completeAuthorization")
+        guard let pending = try core.store.read().pendingConsent else {
             throw ProfirestOAuthError(
                 error: "invalid_state",
                 detail: "No consent is in progress under this storage key; call authorizationURL first, "
                     + "with the same storage key as here.")
         }
-        if context.clock().timeIntervalSince(pending.createdAt) > Self.consentLifetime {
+        if core.clock().timeIntervalSince(pending.createdAt) > Self.consentLifetime {
             try await clearPending()
             throw ProfirestOAuthError(
                 error: "invalid_state",
@@ -78,7 +77,7 @@ struct PartnerAuthorization: Sendable {
             throw ProfirestOAuthError(
                 error: "invalid_state", detail: "The callback's state does not match the consent in progress.")
         }
-        let metadata = try await context.endpoint.metadata()
+        let metadata = try await OAuthEndpoint(core: core).metadata()
         if let iss = parameters["iss"] {
             guard iss == metadata.issuer else {
                 try await clearPending()
@@ -104,22 +103,22 @@ struct PartnerAuthorization: Sendable {
         ])
         let response: TokenResponse
         do {
-            response = try await context.endpoint.token(form: form, basicAuth: client.basicAuth)
+            response = try await OAuthEndpoint(core: core).token(form: form, basicAuth: client.basicAuth)
         } catch let error as ProfirestOAuthError {
             // The code is single-use and now spent: this consent is over.
             try await clearPending()
             throw error
         }
         // A network failure above leaves the consent in place, so the same callback can be completed again.
-        let clock = context.clock
-        let replaced = try await context.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
-        context.observe?(.paired)
+        let clock = core.clock
+        let replaced = try await core.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
+        core.observe?(.paired)
         // Connecting again replaced a grant (say, with fewer restaurants): end the old one on the server, best effort.
-        _ = await GrantRevocation(context: context, client: client).revokePending(current: replaced)
+        _ = await GrantRevocation(core: core, client: client).revokePending(current: replaced)
     }
 
     private func clearPending() async throws {
-        try await context.store.updateAsync { $0.pendingConsent = nil }
+        try await core.store.updateAsync { $0.pendingConsent = nil }
     }
 
     /// Compares without an early exit, so the time taken does not reveal how much of a guess was right.

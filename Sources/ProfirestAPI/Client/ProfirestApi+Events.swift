@@ -28,20 +28,8 @@ extension ProfirestApi {
     /// try await api.eventWatcher(.init(restaurantID: rid, onEvents: { events in try await sync(events) })).once()
     /// ```
     public func eventWatcher(_ options: EventWatcher.Options) -> EventWatcher {
-        EventWatcher(client: feedClient, options: options)
+        EventWatcher(core: core, options: options)
     }
 
     /// What the event feed may use of this client, and nothing more.
-    var feedClient: FeedClient {
-        FeedClient(
-            settings: pipeline.settings, canStream: pipeline.transport is any StreamingHTTPTransport,
-            state: identity.context.store,
-            page: { [self] query, options in
-                try await perform("GET", path: "/events", query: query, body: nil, options: options, as: EventPage.self)
-            },
-            openStream: { [self] query, options, idleTimeout in
-                let request = try outgoing("GET", path: "/events/stream", query: query, body: nil, options: options)
-                return try await pipeline.stream(request, options: options, idleTimeout: idleTimeout)
-            })
-    }
 }

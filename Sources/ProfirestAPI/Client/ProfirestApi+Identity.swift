@@ -1,46 +1,10 @@
 import Foundation
 
-// Pairing (RFC 8628), partner consent (code + PKCE), the connection's state and unpairing: the facade forwards to
-// `Identity` (Auth/), which keeps its state in the `storage` under `storageKey`.
+// Pairing (RFC 8628), partner consent (code + PKCE), the connection's state and unpairing: the flows of Auth/
+// (`Pairing`, `PartnerAuthorization`, `Identity.unpair`) on the client's core, whose state store keeps the
+// connection in the `storage` under `storageKey`.
 
 extension ProfirestApi {
-    /// Builds the identity layer from the options: its OAuth calls go through the same transport and settings as
-    /// every request, and its `onUnpaired` gets the same `not_paired` error the failing requests throw.
-    static func makeIdentity(
-        options: ProfirestApi.Options, base: Result<APIBase, ProfirestUsageError>, transport: any HTTPTransport,
-        settings: PipelineSettings
-    ) -> Identity {
-        let endpoint = OAuthHTTPEndpoint(transport: transport, base: base, settings: settings)
-        // An unusable baseURL is reported by the first call (see `base`); the identity needs some URL meanwhile.
-        let root = (try? base.get()).flatMap { URL(string: $0.root) } ?? URL(string: "https://api.mujprofirest.cz")!
-        let context = IdentityContext(
-            store: StateStore(storage: options.storage, key: options.effectiveStorageKey), endpoint: endpoint,
-            clientID: options.clientID, clientSecret: options.clientSecret, baseURL: root, clock: settings.clock,
-            sleep: settings.sleep, observe: settings.observe,
-            retry: settings.retrySchedule)
-        let errors = settings.errors()
-        var onUnpaired: (@Sendable () -> Void)?
-        var onStaffExpired = options.onStaffExpired
-        if let observe = settings.observe {
-            // The observer hears of both ends as well, before the app's own handlers.
-            let handler = options.onUnpaired
-            onUnpaired = {
-                observe(.unpaired(reason: "invalid_grant"))
-                handler?(IdentityAuthorizer.notPaired(errors))
-            }
-            let expired = options.onStaffExpired
-            onStaffExpired = { info in
-                observe(.staffSessionEnded(employeeID: info.employeeID, expired: true))
-                expired?(info)
-            }
-        } else if let handler = options.onUnpaired {
-            onUnpaired = { handler(IdentityAuthorizer.notPaired(errors)) }
-        }
-        return Identity(
-            context: context, fixedAccessToken: options.accessToken, refreshMargin: options.refreshMargin,
-            onUnpaired: onUnpaired, onStaffExpired: onStaffExpired)
-    }
-
     // MARK: State
 
     /// True when requests can be authorized: stored tokens, or a fixed `accessToken`. Synchronous.
@@ -48,28 +12,28 @@ extension ProfirestApi {
     /// ```swift
     /// if !api.isPaired { try await pairDevice() }
     /// ```
-    public var isPaired: Bool { identity.isPaired }
+    public var isPaired: Bool { identity.isPaired(core.store) }
 
     /// The paired device's restaurant; nil for a partner connection, or until `connection()` told it.
     ///
     /// ```swift
     /// guard let rid = api.restaurantID else { return }
     /// ```
-    public var restaurantID: String? { identity.restaurantID }
+    public var restaurantID: String? { core.store.snapshot.restaurantID }
 
     /// The paired device's id, e.g. `dev_7Q2M`.
     ///
     /// ```swift
     /// print(api.deviceID ?? "-")
     /// ```
-    public var deviceID: String? { identity.deviceID }
+    public var deviceID: String? { core.store.snapshot.deviceID }
 
     /// The granted scopes.
     ///
     /// ```swift
     /// api.scopes.contains("attendance:punch")
     /// ```
-    public var scopes: [String] { identity.scopes }
+    public var scopes: [String] { core.store.snapshot.scopes }
 
     // MARK: Pairing a device (RFC 8628)
 
@@ -94,9 +58,9 @@ extension ProfirestApi {
     public func pair(
         scope: String, deviceName: String? = nil, devicePlatform: String? = nil, appVersion: String? = nil
     ) async throws -> Pairing {
-        _ = try base.get()
-        return try await identity.pair(
-            scope: scope, deviceName: deviceName, devicePlatform: devicePlatform, appVersion: appVersion)
+        _ = try core.base.get()
+        return try await Pairing.start(
+            scope: scope, deviceName: deviceName, devicePlatform: devicePlatform, appVersion: appVersion, core: core)
     }
 
     /// Continues a pairing from its saved `pairing.state` (e.g. after the app was terminated).
@@ -109,8 +73,8 @@ extension ProfirestApi {
     /// let pairing = try api.resumePairing(savedState)
     /// ```
     public func resumePairing(_ state: PairingState) throws -> Pairing {
-        _ = try base.get()
-        return try identity.resumePairing(state)
+        _ = try core.base.get()
+        return try Pairing.resume(state, core: core)
     }
 
     /// `GET /v2/connection`; remembers the device's restaurant, device id and scopes for the synchronous readers.
@@ -121,7 +85,7 @@ extension ProfirestApi {
     @discardableResult
     public func connection() async throws -> Connection {
         let connection: Connection = try await get("/connection")
-        try await identity.remember(connection)
+        try await identity.remember(connection, store: core.store)
         return connection
     }
 
@@ -136,7 +100,7 @@ extension ProfirestApi {
     public func unpair() async {
         // Non-throwing as the reference shows it: the local state is cleared either way, a failed revocation stays
         // pending, and a storage that cannot be written surfaces with its error on the next read of the state.
-        try? await identity.unpair(revoke: true, retrying: false)
+        try? await identity.unpair(core: core, revoke: true, retrying: false)
     }
 
     /// The same as ``unpair()``, but waits out the retry table for the revocation and throws when the grant could not
@@ -152,7 +116,7 @@ extension ProfirestApi {
     /// do { try await api.disconnect() } catch { showStillConnectedOnTheServer(error) }
     /// ```
     public func disconnect() async throws {
-        try await identity.unpair(revoke: true)
+        try await identity.unpair(core: core, revoke: true)
     }
 
     // MARK: Partner consent (authorization code + PKCE S256, RFC 9207)
@@ -172,8 +136,8 @@ extension ProfirestApi {
     /// let url = try api.authorizationURL(redirectURI: "mojeaplikace://profirest", scope: "orders:read")
     /// ```
     public func authorizationURL(redirectURI: String, scope: String, prompt: String? = nil) throws -> URL {
-        _ = try base.get()
-        return try identity.authorizationURL(redirectURI: redirectURI, scope: scope, prompt: prompt)
+        _ = try core.base.get()
+        return try PartnerAuthorization(core: core).authorizationURL(redirectURI: redirectURI, scope: scope, prompt: prompt)
     }
 
     /// Finishes the consent from the callback URL: checks `state` and `iss`, exchanges the code for tokens, and
@@ -192,8 +156,8 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func completeAuthorization(_ callbackURL: URL) async throws -> Connection {
-        _ = try base.get()
-        try await identity.completeAuthorization(callbackURL)
+        _ = try core.base.get()
+        try await PartnerAuthorization(core: core).completeAuthorization(callbackURL)
         return try await connection()
     }
 
@@ -212,8 +176,8 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func completeAuthorization(parameters: [String: String]) async throws -> Connection {
-        _ = try base.get()
-        try await identity.completeAuthorization(parameters: parameters)
+        _ = try core.base.get()
+        try await PartnerAuthorization(core: core).completeAuthorization(parameters: parameters)
         return try await connection()
     }
 }

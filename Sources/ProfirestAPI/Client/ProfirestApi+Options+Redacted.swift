@@ -57,7 +57,7 @@ extension ProfirestApi: CustomStringConvertible, CustomDebugStringConvertible, C
     /// ```
     public var debugDescription: String { description }
 
-    /// What `dump` and debuggers show: the options and the identity's own redacted mirror, never the pipeline
+    /// What `dump` and debuggers show: the options and the identity's own redacted mirror, never the core
     /// (its transport may have recorded requests with their tokens).
     ///
     /// ```swift

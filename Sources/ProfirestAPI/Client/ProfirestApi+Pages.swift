@@ -26,11 +26,11 @@ extension ProfirestApi {
             if finished { return nil }
             var pageOptions = options
             if let cursor { pageOptions.query["cursor"] = .string(cursor) }
-            let page = try await perform("GET", path: path, query: [:], body: nil, options: pageOptions, as: P.self)
+            let page = try await core.send(ProfirestRequest("GET", path, options: pageOptions, as: P.self))
             let next = page.nextCursor.flatMap { $0.isEmpty ? nil : $0 }
             if let next, next == cursor {
                 // A server bug would otherwise make this loop forever.
-                throw errorFactory.make(
+                throw core.errors().make(
                     ErrorCode.invalidResponse, status: 200, detail: "the server returned the same next_cursor again for \(path)")
             }
             walk.withLock {

@@ -6,6 +6,26 @@ import Foundation
 // Errors are `ProfirestAPIError` (API), `ProfirestUsageError` (misuse, nothing sent) or `CancellationError`.
 
 extension ProfirestApi {
+    // MARK: A request value
+
+    /// Sends a request built as a value and decodes its answer: the one way in, which `get`, `post` and the rest
+    /// call too.
+    ///
+    /// - Parameter request: the method, path, query, body and options, and the type its answer decodes to.
+    /// - Returns: the answer decoded as `T` (`JSONValue?` any JSON, `Data` the bytes).
+    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
+    ///   `insufficient_scope`, `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not a
+    ///   `T`); ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in
+    ///   front); ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task
+    ///   is cancelled.
+    ///
+    /// ```swift
+    /// let staff = try await api.send(ProfirestRequest<[StaffMember]>("GET", "/restaurants/11/staff"))
+    /// ```
+    public func send<T: Decodable>(_ request: ProfirestRequest<T>) async throws -> T {
+        try await core.send(request)
+    }
+
     // MARK: GET
 
     /// Reads a resource and decodes it as the type you ask for; failures are `ProfirestAPIError`s with a code.
@@ -25,7 +45,7 @@ extension ProfirestApi {
     /// let catalog: Catalog = try await api.get("/restaurants/11/catalog")
     /// ```
     public func get<T: Decodable>(_ path: String, as type: T.Type = T.self, options: RequestOptions = .init()) async throws -> T {
-        try await perform("GET", path: path, query: [:], body: nil, options: options, as: T.self)
+        try await send(ProfirestRequest("GET", path, options: options, as: T.self))
     }
 
     /// Reads a resource as JSON, for a quick look or a shape without a model; nil when the answer has no body.
@@ -44,7 +64,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func get(_ path: String, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await perform("GET", path: path, query: [:], body: nil, options: options, as: JSONValue?.self)
+        try await send(ProfirestRequest("GET", path, options: options, as: JSONValue?.self))
     }
 
     /// Downloads a resource's raw bytes (a backup, an export) without decoding; nil when the answer has no body.
@@ -62,7 +82,7 @@ extension ProfirestApi {
     /// let bytes = try await api.getData("/restaurants/11/backups/b1/content")
     /// ```
     public func getData(_ path: String, options: RequestOptions = .init()) async throws -> Data? {
-        try await perform("GET", path: path, query: [:], body: nil, options: options, as: Data?.self)
+        try await send(ProfirestRequest("GET", path, options: options, as: Data?.self))
     }
 
     // MARK: POST
@@ -88,7 +108,7 @@ extension ProfirestApi {
     public func post<T: Decodable>(
         _ path: String, body: RequestBody? = nil, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await perform("POST", path: path, query: [:], body: body, options: options, as: T.self)
+        try await send(ProfirestRequest("POST", path, body: body, options: options, as: T.self))
     }
 
     /// Creates something from a model (sent as JSON) and decodes the answer as `T`, with an Idempotency-Key.
@@ -111,7 +131,7 @@ extension ProfirestApi {
     public func post<T: Decodable, B: Encodable>(
         _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(model: "POST", path, body: body, options: options, as: T.self)
+        try await send(ProfirestRequest("POST", path, body: try .model(body), options: options, as: T.self))
     }
 
     /// Creates something and returns the answer as JSON; an Idempotency-Key makes a retry safe to repeat.
@@ -132,7 +152,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func post(_ path: String, body: RequestBody? = nil, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await perform("POST", path: path, query: [:], body: body, options: options, as: JSONValue?.self)
+        try await send(ProfirestRequest("POST", path, body: body, options: options, as: JSONValue?.self))
     }
 
     /// Creates something from a model (sent as JSON) and returns the answer as JSON, with an Idempotency-Key.
@@ -153,7 +173,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func post<B: Encodable>(_ path: String, body: B, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(model: "POST", path, body: body, options: options, as: JSONValue?.self)
+        try await send(ProfirestRequest("POST", path, body: try .model(body), options: options, as: JSONValue?.self))
     }
 
     // MARK: PUT
@@ -179,7 +199,7 @@ extension ProfirestApi {
     public func put<T: Decodable>(
         _ path: String, body: RequestBody? = nil, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await perform("PUT", path: path, query: [:], body: body, options: options, as: T.self)
+        try await send(ProfirestRequest("PUT", path, body: body, options: options, as: T.self))
     }
 
     /// Replaces a resource with a model (sent as JSON) and decodes the answer as `T`.
@@ -202,7 +222,7 @@ extension ProfirestApi {
     public func put<T: Decodable, B: Encodable>(
         _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(model: "PUT", path, body: body, options: options, as: T.self)
+        try await send(ProfirestRequest("PUT", path, body: try .model(body), options: options, as: T.self))
     }
 
     /// Replaces a resource and returns the answer as JSON.
@@ -224,7 +244,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func put(_ path: String, body: RequestBody? = nil, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await perform("PUT", path: path, query: [:], body: body, options: options, as: JSONValue?.self)
+        try await send(ProfirestRequest("PUT", path, body: body, options: options, as: JSONValue?.self))
     }
 
     /// Replaces a resource with a model (sent as JSON) and returns the answer as JSON.
@@ -245,7 +265,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func put<B: Encodable>(_ path: String, body: B, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(model: "PUT", path, body: body, options: options, as: JSONValue?.self)
+        try await send(ProfirestRequest("PUT", path, body: try .model(body), options: options, as: JSONValue?.self))
     }
 
     // MARK: PATCH
@@ -271,7 +291,7 @@ extension ProfirestApi {
     public func patch<T: Decodable>(
         _ path: String, body: RequestBody? = nil, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await perform("PATCH", path: path, query: [:], body: body, options: options, as: T.self)
+        try await send(ProfirestRequest("PATCH", path, body: body, options: options, as: T.self))
     }
 
     /// Changes part of a resource from a model (sent as JSON) and decodes the answer as `T`.
@@ -294,7 +314,7 @@ extension ProfirestApi {
     public func patch<T: Decodable, B: Encodable>(
         _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(model: "PATCH", path, body: body, options: options, as: T.self)
+        try await send(ProfirestRequest("PATCH", path, body: try .model(body), options: options, as: T.self))
     }
 
     /// Changes part of a resource and returns the answer as JSON; pair it with `ifMatch` to avoid lost updates.
@@ -316,7 +336,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func patch(_ path: String, body: RequestBody? = nil, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await perform("PATCH", path: path, query: [:], body: body, options: options, as: JSONValue?.self)
+        try await send(ProfirestRequest("PATCH", path, body: body, options: options, as: JSONValue?.self))
     }
 
     /// Changes part of a resource from a model (sent as JSON) and returns the answer as JSON.
@@ -337,7 +357,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func patch<B: Encodable>(_ path: String, body: B, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(model: "PATCH", path, body: body, options: options, as: JSONValue?.self)
+        try await send(ProfirestRequest("PATCH", path, body: try .model(body), options: options, as: JSONValue?.self))
     }
 
     // MARK: DELETE
@@ -359,7 +379,7 @@ extension ProfirestApi {
     /// let gone: Tab = try await api.delete("/restaurants/11/tabs/t1")
     /// ```
     public func delete<T: Decodable>(_ path: String, as type: T.Type = T.self, options: RequestOptions = .init()) async throws -> T {
-        try await perform("DELETE", path: path, query: [:], body: nil, options: options, as: T.self)
+        try await send(ProfirestRequest("DELETE", path, options: options, as: T.self))
     }
 
     /// Deletes a resource; the answer as JSON, nil for the usual 204.
@@ -378,7 +398,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func delete(_ path: String, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await perform("DELETE", path: path, query: [:], body: nil, options: options, as: JSONValue?.self)
+        try await send(ProfirestRequest("DELETE", path, options: options, as: JSONValue?.self))
     }
 
     // MARK: Any method
@@ -406,7 +426,7 @@ extension ProfirestApi {
         _ method: String, _ path: String, body: RequestBody? = nil, as type: T.Type = T.self,
         options: RequestOptions = .init()
     ) async throws -> T {
-        try await perform(method, path: path, query: [:], body: body, options: options, as: T.self)
+        try await send(ProfirestRequest(method, path, body: body, options: options, as: T.self))
     }
 
     /// Sends any method with a model body (as JSON) and decodes the answer as `T`.
@@ -430,7 +450,7 @@ extension ProfirestApi {
     public func request<T: Decodable, B: Encodable>(
         _ method: String, _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(model: method, path, body: body, options: options, as: T.self)
+        try await send(ProfirestRequest(method, path, body: try .model(body), options: options, as: T.self))
     }
 
     /// Sends any method and returns the answer as JSON.
@@ -454,7 +474,7 @@ extension ProfirestApi {
     public func request(
         _ method: String, _ path: String, body: RequestBody? = nil, options: RequestOptions = .init()
     ) async throws -> JSONValue? {
-        try await perform(method, path: path, query: [:], body: body, options: options, as: JSONValue?.self)
+        try await send(ProfirestRequest(method, path, body: body, options: options, as: JSONValue?.self))
     }
 
     /// Sends any method with a model body (as JSON) and returns the answer as JSON.
@@ -477,7 +497,7 @@ extension ProfirestApi {
     public func request<B: Encodable>(
         _ method: String, _ path: String, body: B, options: RequestOptions = .init()
     ) async throws -> JSONValue? {
-        try await send(model: method, path, body: body, options: options, as: JSONValue?.self)
+        try await send(ProfirestRequest(method, path, body: try .model(body), options: options, as: JSONValue?.self))
     }
 
     // MARK: Status, headers and bytes
@@ -503,8 +523,7 @@ extension ProfirestApi {
     public func send(
         _ method: String, _ path: String, body: RequestBody? = nil, options: RequestOptions = .init()
     ) async throws -> APIResponse {
-        let response = try await execute(method, path: path, body: try body?.encoded(), options: options)
-        return APIResponse(status: response.status, headers: response.headers, data: response.data)
+        try await core.response(for: ProfirestRequest(method, path, body: body, options: options, as: JSONValue?.self))
     }
 
     /// Sends any method with a model body (as JSON) and returns the whole successful response.
@@ -527,14 +546,6 @@ extension ProfirestApi {
     public func send<B: Encodable>(
         _ method: String, _ path: String, body: B, options: RequestOptions = .init()
     ) async throws -> APIResponse {
-        let response = try await execute(method, path: path, body: try encodedBody(body), options: options)
-        return APIResponse(status: response.status, headers: response.headers, data: response.data)
-    }
-
-    private func send<T: Decodable, B: Encodable>(
-        model method: String, _ path: String, body: B, options: RequestOptions, as type: T.Type
-    ) async throws -> T {
-        let response = try await execute(method, path: path, body: try encodedBody(body), options: options)
-        return try ResponseDecoding.decode(T.self, from: response, errors: errorFactory)
+        try await core.response(for: ProfirestRequest(method, path, body: try .model(body), options: options, as: JSONValue?.self))
     }
 }

@@ -26,7 +26,7 @@ extension ProfirestApi {
         // staff: .none — a sign-in must not carry the previous employee's token.
         let session: StaffSession = try await post(
             "/restaurants/\(restaurantID)/staff/sessions", body: credential, options: .init(staff: .none))
-        identity.staffSignedIn(session)
+        identity.staffSignedIn(session, core: core)
         return session
     }
 
@@ -39,7 +39,7 @@ extension ProfirestApi {
     /// await api.signOutStaff()
     /// ```
     public func signOutStaff(token: String? = nil) async {
-        guard let ended = identity.signOutStaff(token: token) else { return }
+        guard let ended = identity.signOutStaff(token: token, core: core) else { return }
         // Best effort: the session ends by itself on the server after its idle timeout anyway.
         _ = try? await send("DELETE", "/staff/sessions/current", options: .init(staff: .token(ended), retries: 0))
     }
@@ -49,5 +49,5 @@ extension ProfirestApi {
     /// ```swift
     /// if let staff = api.staff { title = staff.name }
     /// ```
-    public var staff: StaffInfo? { identity.staff }
+    public var staff: StaffInfo? { identity.staffSessions.info(now: core.clock()) }
 }

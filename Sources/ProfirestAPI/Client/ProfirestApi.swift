@@ -1,16 +1,9 @@
-// ProfirestApi — the facade. It builds requests and hands them to the pipeline (Pipeline/RequestPipeline.swift), where
-// the Idempotency-Key, the tokens, the attempts and the retries happen. Its internal entry points are in
-// ProfirestApi+Perform.swift:
-// - `execute(_:path:query:body:options:)` takes an already encoded body, builds the request with `outgoing` (the path
-//   resolved against `baseURL`, the query, the headers) and runs it through `pipeline.execute`. The methods with a
-//   model body (their private `send(model:…)`), the public `send` (the whole APIResponse) and the outbox's
-//   deliveries (Outbox/OutboxDelivery.swift) call it directly.
-// - `perform(_:path:query:body:options:as:)` encodes a `RequestBody`, calls `execute` and decodes the answer. The
-//   other `get`/`post`/… methods, `request` without a model body, `pages`/`all` and the event feed's pages use it.
-// - The event stream uses `outgoing` and then `pipeline.stream` (RequestPipeline+Stream.swift, no retries).
-// The OAuth calls (pairing, consent, refresh, revocation) use none of these: Identity sends them through
-// Auth/OAuthHTTPEndpoint.swift, which runs one `Attempt` per call. The typed operations
-// (Generated/TypedOperations.swift) call the public `get`/`post`/… methods with the path parameters percent-encoded.
+// ProfirestApi — the facade. Its request methods (ProfirestApi+Requests.swift) build a `ProfirestRequest` and send
+// it with `send(_:)`; pairing, consent and the staff session (ProfirestApi+Identity.swift, +Staff.swift) use the
+// flows of Auth/; the event feed and the outbox get the same `Core`. Every exchange with the server — API calls,
+// the OAuth endpoints, revocations, outbox deliveries, the feed — goes through that one core
+// (Pipeline/Core.swift), where the tokens, the attempts and the retries happen; a request gets its
+// Idempotency-Key when it becomes an outgoing request (Pipeline/ProfirestRequest.swift).
 import Foundation
 
 /// The Profirest API v2 client: requests, paged lists, errors and retries for one connection.
@@ -28,9 +21,9 @@ public final class ProfirestApi: Sendable {
     /// ```
     public let options: Options
 
-    let base: Result<APIBase, ProfirestUsageError>
-    let pipeline: RequestPipeline
-    /// Pairing, consent, tokens and the staff session (Auth/); the pipeline reaches it through `IdentityAuthorizer`.
+    /// Everything a call needs, built once from the options: the one way to the server.
+    let core: Core
+    /// The device's tokens and the employee's session (Auth/); the core asks it for the tokens of each attempt.
     let identity: Identity
 
     /// A client for one connection.
@@ -45,32 +38,36 @@ public final class ProfirestApi: Sendable {
     }
 
     /// The full initializer: `authorizer` nil means the identity's (stored tokens, refresh, staff session);
-    /// unit tests of the pipeline pass their own, and drive the per-attempt timer and the jitter.
+    /// unit tests of the core pass their own, and drive the per-attempt timer and the jitter.
     init(
         options: Options, authorizer: (any RequestAuthorizer)?,
         attemptTimer: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.options = options
+        let base: Result<APIBase, ProfirestUsageError>
         do {
             base = .success(try APIBase(baseURL: options.baseURL))
         } catch let error as ProfirestUsageError {
-            // Reported by the first request: the initializer does not throw, as the reference's examples show.
+            // Reported by the first call: the initializer does not throw, as the reference's examples show.
             base = .failure(error)
         } catch {
             base = .failure(ProfirestUsageError("baseURL \"\(options.baseURL)\" is not usable"))
         }
-        let settings = PipelineSettings(
-            retries: options.retries, retryDelay: options.retryDelay, maxRetryWait: options.maxRetryWait,
-            timeout: options.timeout, language: options.language, clock: options.clock ?? { Date() },
-            sleep: options.sleep ?? RealTime.sleep, attemptTimer: attemptTimer, random: random,
-            observe: options.observer)
-        let transport = options.transport
-            ?? DefaultTransport.make(trusting: options.trustedCertificates, observe: options.observer)
-        identity = Self.makeIdentity(options: options, base: base, transport: transport, settings: settings)
-        pipeline = RequestPipeline(
-            transport: transport, authorizer: authorizer ?? IdentityAuthorizer(identity: identity, errors: settings.errors()),
-            settings: settings)
+        let clock = options.clock ?? { Date() }
+        let sleep = options.sleep ?? RealTime.sleep
+        identity = Identity(
+            fixedAccessToken: options.accessToken, refreshMargin: options.refreshMargin, onUnpaired: options.onUnpaired,
+            onStaffExpired: options.onStaffExpired, observe: options.observer, clock: clock, sleep: sleep)
+        core = Core(
+            base: base,
+            transport: options.transport
+                ?? DefaultTransport.make(trusting: options.trustedCertificates, observe: options.observer),
+            store: StateStore(storage: options.storage, key: options.effectiveStorageKey),
+            authorizer: authorizer ?? identity, clientID: options.clientID, clientSecret: options.clientSecret,
+            language: options.language, timeout: options.timeout, retries: options.retries,
+            schedule: RetrySchedule(retryDelay: options.retryDelay, maxRetryWait: options.maxRetryWait, random: random),
+            clock: clock, sleep: sleep, attemptTimer: attemptTimer, observe: options.observer)
     }
 
     /// A new UUIDv7 (RFC 9562) for record ids, strictly increasing within the process.
@@ -79,9 +76,4 @@ public final class ProfirestApi: Sendable {
     /// let id: String = ProfirestApi.uuid()
     /// ```
     public static func uuid() -> String { UUIDv7.make(now: Date()) }
-
-    /// The resolved options the layers above the pipeline (the outbox, the event feed) work with.
-    var settings: PipelineSettings { pipeline.settings }
-
-    var errorFactory: ErrorFactory { settings.errors() }
 }

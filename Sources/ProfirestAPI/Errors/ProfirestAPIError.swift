@@ -166,3 +166,14 @@ extension ProfirestAPIError: CustomStringConvertible, CustomDebugStringConvertib
     /// The ``message``, so that `localizedDescription` shows a person the same text.
     public var errorDescription: String? { message }
 }
+
+extension ProfirestAPIError {
+    /// Whether a failure with this code is worth sending again — the library's one retryability rule: the `retryable`
+    /// column of the contract's error catalog (generated into `ErrorCatalog`), for every retry the library makes. A
+    /// code this library does not know yet is judged by its status: 500, 502, 503 and 504 are retried, nothing else
+    /// (by code first: a 429 `staff_locked` is a lock after wrong PINs, and a newer server's 4xx is no reason to retry).
+    static func isRetryable(code: String, status: Int) -> Bool {
+        if let entry = ErrorCatalog.entry(for: code) { return entry.retryable }
+        return [500, 502, 503, 504].contains(status)
+    }
+}

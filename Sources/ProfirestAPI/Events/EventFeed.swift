@@ -1,20 +1,19 @@
 import Foundation
 
-/// What the feed reader does through the client: its two requests, the stored cursor of this subscription, and
-/// the app's handlers. The reader (`EventFeedReader`) decides when; this says how.
+/// What the feed reader does through the client's core: its two requests, the stored cursor of this subscription,
+/// and the app's handlers. The reader (`EventFeedReader`) decides when; this says how.
 struct EventFeed: Sendable {
-    let client: FeedClient
+    let core: Core
     let options: EventWatcher.Options
 
-    var settings: PipelineSettings { client.settings }
-    var now: Date { settings.clock() }
+    var now: Date { core.clock() }
 
     /// Whether this client can read the live stream at all.
-    var canStream: Bool { options.stream && client.canStream }
+    var canStream: Bool { options.stream && core.canStream }
 
     // MARK: The cursor, under `events_cursor[:restaurant][:types]` in the state document
 
-    var store: StateStore { client.state }
+    var store: StateStore { core.store }
 
     func storedCursor() -> String? {
         store.cursor(restaurantID: options.restaurantID, types: options.types)
@@ -43,7 +42,7 @@ struct EventFeed: Sendable {
         var query = filters
         query["limit"] = .int(options.pageLimit)
         if let cursor { query["cursor"] = .string(cursor) }
-        return try await client.page(query, requestOptions)
+        return try await core.send(ProfirestRequest("GET", "/events", query: query, options: requestOptions, as: EventPage.self))
     }
 
     /// `GET /v2/events/stream` from `cursor` (as `Last-Event-ID`).
@@ -54,7 +53,9 @@ struct EventFeed: Sendable {
         options.headers["Cache-Control"] = "no-store"
         // The head must come within the start deadline; the body is then watched by the reader's idle limit.
         options.timeout = self.options.startLimit
-        return try await client.openStream(filters, options, self.options.idleLimit)
+        let request = ProfirestRequest("GET", "/events/stream", query: filters, options: options, as: JSONValue?.self)
+        let outgoing = try request.outgoing(base: try core.base.get(), language: core.language, now: core.clock())
+        return try await core.openStream(outgoing, policy: .stream(options), idleTimeout: self.options.idleLimit)
     }
 
     // MARK: The app's handlers
@@ -80,28 +81,13 @@ struct EventFeed: Sendable {
         }
     }
 
-    var errors: ErrorFactory { settings.errors() }
+    var errors: ErrorFactory { core.errors() }
 
     /// The end of the feed that a `410 cursor_expired` carries (`next_cursor`): where to read on after reloading.
     static func restartCursor(of error: ProfirestAPIError) -> String? {
         guard let cursor = error.problem?["next_cursor"]?.stringValue, !cursor.isEmpty else { return nil }
         return cursor
     }
-}
-
-/// All the event feed may use of its client: the two feed requests, the state document holding the cursors, and
-/// the settings (clock, sleep, jitter, observer). The facade makes one (`ProfirestApi.feedClient`); unit tests of
-/// the feed can make their own.
-struct FeedClient: Sendable {
-    let settings: PipelineSettings
-    /// Whether the client's transport can read a response in pieces.
-    let canStream: Bool
-    let state: StateStore
-    /// `GET /v2/events` with the query and options given.
-    let page: @Sendable (_ query: [String: QueryValue], _ options: RequestOptions) async throws -> EventPage
-    /// `GET /v2/events/stream`, its head once the server answered; `idleTimeout` is the reader's idle limit.
-    let openStream: @Sendable (_ query: [String: QueryValue], _ options: RequestOptions, _ idleTimeout: TimeInterval)
-        async throws -> HTTPStreamingResponse
 }
 
 /// An error thrown by `onEvents`: the events come again.

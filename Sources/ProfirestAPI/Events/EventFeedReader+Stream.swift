@@ -15,11 +15,11 @@ extension EventFeedReader {
             schedule.streamUnavailable(retryAfter: error.retryAfter, now: feed.now)
             return
         } catch let error as ProfirestAPIError where error.code == ErrorCode.timeout {
-            feed.settings.observe?(.feed(.dropped))
+            feed.core.observe?(.feed(.dropped))
             schedule.streamStartedTooSlowly(now: feed.now)
             return
         } catch let error as ProfirestAPIError where error.code == ErrorCode.networkError {
-            feed.settings.observe?(.feed(.dropped))
+            feed.core.observe?(.feed(.dropped))
             try await reconnectLater(healthy: false, lived: 0)
             return
         }
@@ -31,7 +31,7 @@ extension EventFeedReader {
         }
         schedule.succeeded()
         streaming(true)
-        feed.settings.observe?(.feed(.connected))
+        feed.core.observe?(.feed(.connected))
         let heartbeat = HTTPHeaders.value("Profirest-Heartbeat", in: head.headers).flatMap(TimeInterval.init)
         let progress = Locked(StreamProgress(cursor: start, opened: opened, heartbeat: heartbeat))
         do {
@@ -52,7 +52,7 @@ extension EventFeedReader {
     /// Takes over what the connection achieved, whichever way it ended.
     private mutating func ended(_ outcome: StreamProgress) {
         streaming(false)
-        feed.settings.observe?(.feed(.dropped))
+        feed.core.observe?(.feed(.dropped))
         cursor = outcome.cursor
         if let retry = outcome.retry { schedule.serverRetry(milliseconds: retry) }
     }
@@ -173,14 +173,14 @@ struct StreamSession: Sendable {
                 let remaining = opened.addingTimeInterval(feed.options.startLimit).timeIntervalSince(feed.now)
                 if remaining <= 0 { return .slowStart }
                 // Looks again after at most the idle limit: once the first bytes are in, that limit counts.
-                try await feed.settings.sleep(min(remaining, limit))
+                try await feed.core.sleep(min(remaining, limit))
                 try Task.checkCancellation()
                 continue
             }
             let (last, busy) = activity.withLock { ($0.last, $0.busy) }
             let remaining = busy ? limit : last.addingTimeInterval(limit).timeIntervalSince(feed.now)
             if remaining <= 0 { return .idle }
-            try await feed.settings.sleep(remaining)
+            try await feed.core.sleep(remaining)
             try Task.checkCancellation()
         }
     }

@@ -32,7 +32,7 @@ struct EventFeedReader {
                     polling = false
                     try await readStream()
                 } else {
-                    if !polling { feed.settings.observe?(.feed(.polling)) }
+                    if !polling { feed.core.observe?(.feed(.polling)) }
                     polling = true
                     try await poll()
                 }
@@ -98,7 +98,7 @@ struct EventFeedReader {
         // Misuse (an unusable baseURL, a token over plain http) does not get better by waiting.
         if error is ProfirestUsageError { return false }
         let retryAfter = (error as? ProfirestAPIError)?.retryAfter
-        let delay = schedule.failed(retryAfter: retryAfter, base: feed.settings.retryDelay, unit: feed.settings.random())
+        let delay = schedule.failed(retryAfter: retryAfter, base: feed.core.schedule.retryDelay, unit: feed.core.schedule.random())
         do {
             try await wait(delay)
             return true
@@ -109,7 +109,7 @@ struct EventFeedReader {
 
     func wait(_ seconds: TimeInterval) async throws {
         guard seconds > 0 else { return }
-        try await feed.settings.sleep(seconds)
+        try await feed.core.sleep(seconds)
         try Task.checkCancellation()
     }
 }

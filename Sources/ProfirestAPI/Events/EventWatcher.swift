@@ -25,9 +25,9 @@ public final class EventWatcher: Sendable {
         var loop: Task<Void, Never>?
     }
 
-    init(client: FeedClient, options: Options) {
+    init(core: Core, options: Options) {
         self.options = options
-        feed = EventFeed(client: client, options: options)
+        feed = EventFeed(core: core, options: options)
     }
 
     /// Whether the live stream is connected right now (false while polling or waiting), for a "live" badge or a

@@ -27,7 +27,7 @@ import Foundation
 /// }
 /// ```
 public final class Outbox: Sendable {
-    let api: ProfirestApi
+    let core: Core
     let journal: OutboxJournal
     let capacity: Int
     let onFailure: (@Sendable (OutboxFailure) -> Void)?
@@ -55,8 +55,8 @@ public final class Outbox: Sendable {
     /// The longest Retry-After the outbox waits for before sending again: an hour.
     static let longestRetryAfter: TimeInterval = 3600
 
-    init(api: ProfirestApi, path: String, capacity: Int, onFailure: (@Sendable (OutboxFailure) -> Void)?) throws {
-        self.api = api
+    init(core: Core, path: String, capacity: Int, onFailure: (@Sendable (OutboxFailure) -> Void)?) throws {
+        self.core = core
         self.journal = try OutboxJournal(path: path)
         self.capacity = max(1, capacity)
         self.onFailure = onFailure
@@ -127,7 +127,7 @@ public final class Outbox: Sendable {
         let (data, contentType) = try body.encoded()
         let entry = JournalEntry(
             id: key, kind: OutboxItem.Kind.request.rawValue, path: path, restaurantID: nil, body: data,
-            contentType: contentType, enqueuedAt: api.settings.clock(), attempts: 0, lastErrorCode: nil)
+            contentType: contentType, enqueuedAt: core.clock(), attempts: 0, lastErrorCode: nil)
         return try await submit(entry)
     }
 
@@ -172,11 +172,11 @@ public final class Outbox: Sendable {
         guard !restaurantID.isEmpty, !restaurantID.contains("/") else {
             throw ProfirestUsageError("restaurantID \"\(restaurantID)\" is not a restaurant id")
         }
-        if punch.occurredAt == nil { punch.occurredAt = api.settings.clock() }
+        if punch.occurredAt == nil { punch.occurredAt = core.clock() }
         let entry = JournalEntry(
             id: punch.id, kind: OutboxItem.Kind.punch.rawValue, path: "/restaurants/\(restaurantID)/attendance/punches",
             restaurantID: restaurantID, body: try JSONCoding.encode(punch), contentType: "application/json",
-            enqueuedAt: api.settings.clock(), attempts: 0, lastErrorCode: nil)
+            enqueuedAt: core.clock(), attempts: 0, lastErrorCode: nil)
         return try await submit(entry)
     }
 
@@ -210,9 +210,9 @@ public final class Outbox: Sendable {
             if let retryAt, failures != waitedFor {
                 // Once for each failed round: a round that fails while this waits is waited for in turn.
                 waitedFor = failures
-                let wait = retryAt.timeIntervalSince(api.settings.clock())
+                let wait = retryAt.timeIntervalSince(core.clock())
                 if wait > 0 {
-                    do { try await api.settings.sleep(wait) } catch { return }
+                    do { try await core.sleep(wait) } catch { return }
                 }
                 continue
             }
@@ -239,9 +239,9 @@ public final class Outbox: Sendable {
 
     /// Journals `entry`, delivers in order, and tells the caller what became of it.
     private func submit(_ entry: JournalEntry) async throws -> OutboxOutcome {
-        _ = try api.base.get()
+        _ = try core.base.get()
         let capacity = self.capacity
-        let errorFactory = api.errorFactory
+        let errorFactory = core.errors()
         try journal.add(entry) { journal in
             if journal.slots[entry.id] != nil {
                 throw ProfirestUsageError("\"\(entry.id)\" is already in the outbox; a write is handed in once")
@@ -252,7 +252,7 @@ public final class Outbox: Sendable {
                     detail: "the outbox holds \(journal.slots.count) writes, its capacity; nothing was queued — flush it or raise capacity")
             }
         }
-        api.settings.observe?(.outbox(.enqueued(id: entry.id)))
+        core.observe?(.outbox(.enqueued(id: entry.id)))
         _ = state.withLock { $0.awaited.insert(entry.id) }
         defer { _ = state.withLock { $0.awaited.remove(entry.id) } }
         await gate.run {
@@ -273,7 +273,7 @@ public final class Outbox: Sendable {
         // Settled by another process sharing the journal: its answer went there.
         switch journal.settlement(of: entry.id) {
         case .refused(let refusal)?:
-            throw api.errorFactory.make(
+            throw core.errors().make(
                 refusal.code, status: refusal.status,
                 detail: "refused when another process sharing this outbox file sent it")
         case .delivered?, nil:
@@ -283,7 +283,7 @@ public final class Outbox: Sendable {
 
     /// Whether the server's Retry-After still holds the writes back.
     private func heldByServer() -> Bool {
-        let now = api.settings.clock()
+        let now = core.clock()
         return state.withLock { state in
             guard state.retryAtIsServers, let retryAt = state.retryAt else { return false }
             return retryAt > now
@@ -292,9 +292,9 @@ public final class Outbox: Sendable {
 
     /// A round ended without a definitive answer: the next one waits per the server's Retry-After, or the backoff.
     func noteFailedRound(retryAfter: Int?) {
-        let delay = api.settings.retryDelay
-        let unit = api.settings.random()
-        let now = api.settings.clock()
+        let delay = core.schedule.retryDelay
+        let unit = core.schedule.random()
+        let now = core.clock()
         state.withLock { state in
             let wait = retryAfter.map { min(Double($0), Self.longestRetryAfter) }
                 ?? Backoff.delay(retry: state.failedRounds, base: delay, unit: unit)
@@ -335,33 +335,6 @@ public final class Outbox: Sendable {
             state.wake = nil
             return wake
         }?.resume()
-    }
-}
-
-extension ProfirestApi {
-    /// Opens the durable outbox journaled in the file at `path`, for writes that must happen once even when the
-    /// network is down or the app is killed (see ``Outbox``).
-    ///
-    /// The file is readable by its owner only. Several processes may open the same file (each sees what the others
-    /// handed in and settled); within a process, keep one outbox per file. `capacity` bounds the queue: a write
-    /// beyond it is refused with `outbox_full`, never dropped. `onFailure` hears of writes sent later that the
-    /// server refused for good.
-    ///
-    /// - Parameters:
-    ///   - path: the journal file, readable by its owner only; it need not exist yet.
-    ///   - capacity: how many writes may wait, 10 000 by default; a write beyond it is refused with `outbox_full`.
-    ///   - onFailure: hears of writes sent later that the server refused for good; nil for nothing.
-    /// - Returns: the outbox; start `run()` to deliver what waits.
-    /// - Throws: ``StorageError`` when the journal cannot be locked (`.lockFailed`), read (`.unreadable`) or parsed
-    ///   (`.corrupt`).
-    ///
-    /// ```swift
-    /// let outbox = try api.outbox(path: "pichacka-outbox.json", onFailure: { failure in log(failure) })
-    /// ```
-    public func outbox(
-        path: String, capacity: Int = 10_000, onFailure: (@Sendable (OutboxFailure) -> Void)? = nil
-    ) throws -> Outbox {
-        try Outbox(api: self, path: path, capacity: capacity, onFailure: onFailure)
     }
 }
 

@@ -44,7 +44,8 @@ extension Outbox {
     private func send(_ entry: JournalEntry) async -> Verdict {
         let options = RequestOptions(idempotencyKey: .key(entry.id), staff: .none, retries: 0)
         do {
-            let response = try await api.execute("POST", path: entry.path, body: (entry.body, entry.contentType), options: options)
+            let response = try await core.response(for: ProfirestRequest(
+                "POST", entry.path, body: .data(entry.body, contentType: entry.contentType), options: options, as: JSONValue?.self))
             return verdict(answered: response)
         } catch {
             return verdict(error)
@@ -77,15 +78,15 @@ extension Outbox {
         guard let restaurantID = entries.first?.restaurantID,
             let punches = try? entries.map({ try JSONCoding.decoder.decode(JSONValue.self, from: $0.body) })
         else {
-            return .refused(api.errorFactory.make(ErrorCode.invalidResponse, detail: "a journaled punch cannot be read"))
+            return .refused(core.errors().make(ErrorCode.invalidResponse, detail: "a journaled punch cannot be read"))
         }
         let options = RequestOptions(idempotencyKey: .key(key), staff: .none, retries: 0)
         let response: APIResponse
         do {
-            response = try await api.execute(
-                "POST", path: "/restaurants/\(restaurantID)/attendance/punches/batch",
-                body: (try JSONCoding.encode(JSONValue.object(["punches": .array(punches)])), "application/json"),
-                options: options)
+            response = try await core.response(for: ProfirestRequest(
+                "POST", "/restaurants/\(restaurantID)/attendance/punches/batch",
+                body: .data(try JSONCoding.encode(JSONValue.object(["punches": .array(punches)])), contentType: "application/json"),
+                options: options, as: JSONValue?.self))
         } catch {
             switch verdict(error) {
             case .kept(let error): return .kept(error)
@@ -104,11 +105,11 @@ extension Outbox {
             } else {
                 let problem = (try? JSONCoding.encode(result["problem"] ?? .object([:]))) ?? Data()
                 let answer = APIResponse(status: status, headers: ["Content-Type": "application/problem+json"], data: problem)
-                verdicts[id] = verdict(api.errorFactory.fromResponse(answer, now: api.settings.clock()))
+                verdicts[id] = verdict(core.errors().fromResponse(answer, now: core.clock()))
             }
         }
         for entry in entries where verdicts[entry.id] == nil {
-            verdicts[entry.id] = .kept(api.errorFactory.make(ErrorCode.invalidResponse, detail: "the batch answer has no result for this punch"))
+            verdicts[entry.id] = .kept(core.errors().make(ErrorCode.invalidResponse, detail: "the batch answer has no result for this punch"))
         }
         return .answered(verdicts)
     }
@@ -120,19 +121,19 @@ extension Outbox {
         return .delivered(answer)
     }
 
-    /// Keep or refuse, by the one rule the pipeline's retries follow too (`RetryPolicy.keepsWriteWaiting`).
+    /// Keep or refuse, by the one rule the pipeline's retries follow too (`SendPolicy.keepsWriteWaiting`).
     private func verdict(_ error: Error) -> Verdict {
         guard let error = error as? ProfirestAPIError else { return .kept(unexpected(error)) }
-        return RetryPolicy.keepsWriteWaiting(error) ? .kept(error) : .refused(error)
+        return SendPolicy.keepsWriteWaiting(error) ? .kept(error) : .refused(error)
     }
 
     /// Something other than the server's answer stopped the send (a cancellation): nothing is known, it waits.
     private func unexpected(_ error: Error) -> ProfirestAPIError {
-        api.errorFactory.make(ErrorCode.networkError, detail: "not sent: \(type(of: error))")
+        core.errors().make(ErrorCode.networkError, detail: "not sent: \(type(of: error))")
     }
 
     private func unreadable(_ response: APIResponse) -> ProfirestAPIError {
-        api.errorFactory.make(
+        core.errors().make(
             ErrorCode.invalidResponse, status: response.status,
             detail: "HTTP \(response.status) with a body that is not the expected JSON; the write stays queued")
     }
@@ -166,7 +167,7 @@ extension Outbox {
         } catch {
             return false
         }
-        if let observe = api.settings.observe {
+        if let observe = core.observe {
             for entry in round {
                 switch verdicts[entry.id] {
                 case .delivered?: observe(.outbox(.delivered(id: entry.id)))

@@ -5,7 +5,7 @@ import Foundation
 /// the same everywhere.
 ///
 /// What happens around an attempt — which tokens it carries, whether a failure is retried or renews a token — is
-/// its caller's business (`RequestPipeline`, `OAuthHTTPEndpoint`).
+/// its caller's business: `Core.send`, by the call's `SendPolicy`.
 struct Attempt: Sendable {
     /// What an attempt ended with, when it ended with something to decide on.
     enum Outcome: Sendable {
@@ -17,18 +17,15 @@ struct Attempt: Sendable {
         case failed(ProfirestAPIError, answer: APIResponse?)
     }
 
-    let transport: any HTTPTransport
-    let settings: PipelineSettings
+    let core: Core
     /// Limits the whole attempt (or, for a stream, the wait for its head and for an error answer's body).
     let timeout: TimeInterval
     /// What the attempt carries that no error may show: its access and staff tokens, an OAuth form's secrets.
-    var accessToken: String? = nil
-    var staffToken: String? = nil
-    var formSecrets: [String] = []
+    var secrets: [String] = []
 
     /// Scrubs the attempt's secrets from every error it makes. Made when something failed: a success allocates
     /// nothing for errors.
-    var errors: ErrorFactory { settings.errors(scrubbing: [accessToken, staffToken].compactMap { $0 } + formSecrets) }
+    var errors: ErrorFactory { core.errors(scrubbing: secrets) }
 
     /// Sends `request` under the deadline and classifies the answer. Throws only what no retry can change: a
     /// cancellation, a redirect (`unexpected_redirect`: tokens are never sent after one), an error the library
@@ -36,9 +33,9 @@ struct Attempt: Sendable {
     func perform(_ request: HTTPRequest, streamed: Bool = false) async throws -> Outcome {
         var streaming: (any StreamingHTTPTransport)?
         if streamed {
-            guard let transport = transport as? any StreamingHTTPTransport else {
+            guard let transport = core.transport as? any StreamingHTTPTransport else {
                 throw ProfirestUsageError(
-                    "the transport \(type(of: transport)) cannot read a response in pieces; implement StreamingHTTPTransport")
+                    "the transport \(type(of: core.transport)) cannot read a response in pieces; implement StreamingHTTPTransport")
             }
             streaming = transport
         }
@@ -58,7 +55,7 @@ struct Attempt: Sendable {
             case 300..<400:
                 throw errors.redirect(response)
             default:
-                return .failed(errors.fromResponse(response, now: settings.clock()), answer: response)
+                return .failed(errors.fromResponse(response, now: core.clock()), answer: response)
             }
         }
     }
@@ -74,14 +71,15 @@ struct Attempt: Sendable {
     private func exchange(_ request: HTTPRequest, streaming: (any StreamingHTTPTransport)?) async throws -> Answer {
         if let streaming {
             // Always raced against the deadline: URLSessionTransport bounds whole exchanges, not a stream's head.
-            return try await AttemptDeadline.run(timeout: timeout, timer: settings.attemptTimer) {
+            return try await AttemptDeadline.run(timeout: timeout, timer: core.attemptTimer) {
                 try await Self.open(request, on: streaming)
             }
         }
         // A transport that bounds each exchange itself is called directly: the race costs two child tasks and a
         // sleeping timer per attempt, measurable at 64 requests in flight.
+        let transport = core.transport
         if transport is BoundsEachAttempt { return .whole(try await transport.send(request)) }
-        return try await AttemptDeadline.run(timeout: timeout, timer: settings.attemptTimer) { [transport] in
+        return try await AttemptDeadline.run(timeout: timeout, timer: core.attemptTimer) {
             .whole(try await transport.send(request))
         }
     }
@@ -112,5 +110,33 @@ struct Attempt: Sendable {
         return error is AttemptDeadline.Expired
             ? errors.make(ErrorCode.timeout, detail: "no complete answer within \(timeout) s (one attempt, body included)")
             : errors.fromTransport(error)
+    }
+}
+
+/// Bounds one attempt, body included. `URLRequest.timeoutInterval` is only an idle timeout, and a Linux
+/// URLSession task on a connection the server closed can spin until it fires; racing the transport against a
+/// timer ends the attempt on time whatever the transport does (the transport is then cancelled).
+///
+/// A transport that bounds the whole exchange by `HTTPRequest.timeout` itself (`BoundsEachAttempt`, i.e.
+/// `URLSessionTransport`, with a dispatch timer) is called directly: the race costs two child tasks and a sleeping
+/// timer per attempt, measurable at 64 requests in flight.
+enum AttemptDeadline {
+    struct Expired: Error {}
+
+    static func run<Answer: Sendable>(
+        timeout: TimeInterval, timer: @escaping @Sendable (TimeInterval) async throws -> Void,
+        _ operation: @escaping @Sendable () async throws -> Answer
+    ) async throws -> Answer {
+        try await withThrowingTaskGroup(of: Answer?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await timer(timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            // The first child to finish decides; the other is cancelled when the group is left.
+            guard let first = try await group.next(), let answer = first else { throw Expired() }
+            return answer
+        }
     }
 }

@@ -201,3 +201,8 @@ final class LockedState {
         return try outcome.withLock { $0! }.get()
     }
 }
+
+// A store shows its key and the redacted state, never a token.
+extension StateStore: CustomReflectable {
+    var customMirror: Mirror { Mirror(self, children: ["key": key, "state": snapshot]) }
+}

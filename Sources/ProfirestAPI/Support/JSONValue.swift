@@ -141,3 +141,232 @@ extension JSONValue: Hashable {
         }
     }
 }
+
+extension JSONValue: Codable {
+    /// Reads any JSON value, so that a body of unknown shape decodes without a model; integral numbers that fit
+    /// `Int` become `.integer`, keeping large ids exact.
+    ///
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` when the decoder holds something that is not JSON.
+    ///
+    /// ```swift
+    /// let value = try JSONDecoder().decode(JSONValue.self, from: data)
+    /// ```
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+            return
+        }
+        // Strings come first because they are the commonest leaf; JSONDecoder never turns a number or a
+        // boolean into a String, so the order only matters between Int and Double: Int first keeps
+        // integers beyond 2^53 exact.
+        if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? container.decode(Int.self) {
+            self = .integer(i)
+        } else if let d = try? container.decode(Double.self) {
+            self = .number(d)
+        } else if let o = try? container.decode([String: JSONValue].self) {
+            self = .object(o)
+        } else if let a = try? container.decode([JSONValue].self) {
+            self = .array(a)
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Not a JSON value")
+        }
+    }
+
+    /// Writes the value as the JSON it stands for, so that a `JSONValue` can be a request body or a model member.
+    ///
+    /// - Parameter encoder: the encoder to write to.
+    /// - Throws: what the encoder throws: `EncodingError` from `JSONEncoder` for a `.number` that is not finite.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let b): try container.encode(b)
+        case .integer(let i): try container.encode(i)
+        case .number(let d):
+            // From 2^53 on every double is an integer, but JSONEncoder writes its shortest digits
+            // (1.2345678901234568e18 as 1234567890123456800), which read back as an exact integer are another number.
+            // Its exact integer keeps the value (found by fuzzing).
+            if abs(d) >= 9_007_199_254_740_992, let exact = Int(exactly: d) {
+                try container.encode(exact)
+            } else {
+                try container.encode(d)
+            }
+        case .string(let s): try container.encode(s)
+        case .array(let a): try container.encode(a)
+        case .object(let o): try container.encode(o)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Makes the JSON a model encodes to, to inspect it or change a member before sending it.
+    ///
+    /// - Parameters:
+    ///   - value: the model (any `Encodable`) to turn into JSON.
+    ///   - encoder: the encoder to use, with its strategies; a plain `JSONEncoder` by default.
+    /// - Throws: what the encoder throws: `EncodingError` when the model cannot be encoded.
+    ///
+    /// ```swift
+    /// var body = try JSONValue(encoding: customer)
+    /// ```
+    public init(encoding value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws {
+        let data = try encoder.encode(value)
+        self = try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// Decodes this JSON as a model, for an answer that came as JSON (an outbox's delivered answer, an event's data).
+    ///
+    /// - Parameters:
+    ///   - type: the model to decode as.
+    ///   - decoder: the decoder to use, with its strategies; a plain `JSONDecoder` by default.
+    /// - Returns: the JSON as `T`.
+    /// - Throws: `DecodingError` when the JSON does not fit `T` (a member missing, of another type), and
+    ///   `EncodingError` when it holds a number that is not finite.
+    ///
+    /// ```swift
+    /// let punch = try answer.decode(as: AttendancePunch.self)
+    /// ```
+    public func decode<T: Decodable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+        let data = try JSONEncoder().encode(self)
+        return try decoder.decode(T.self, from: data)
+    }
+}
+
+extension JSONValue: ExpressibleByNilLiteral {
+    /// Writes JSON `null` as `nil` in a literal.
+    ///
+    /// - Parameter nilLiteral: nothing: the literal `nil` carries no value.
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension JSONValue: ExpressibleByBooleanLiteral {
+    /// Writes a JSON boolean as `true` or `false` in a literal.
+    ///
+    /// - Parameter value: `true` or `false`.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension JSONValue: ExpressibleByIntegerLiteral {
+    /// Writes a JSON integer as an integer literal, kept exact as `.integer`.
+    ///
+    /// - Parameter value: the number.
+    public init(integerLiteral value: Int) { self = .integer(value) }
+}
+
+extension JSONValue: ExpressibleByFloatLiteral {
+    /// Writes a JSON number with a fraction as a floating-point literal.
+    ///
+    /// - Parameter value: the number.
+    public init(floatLiteral value: Double) { self = .number(value) }
+}
+
+extension JSONValue: ExpressibleByStringLiteral {
+    /// Writes a JSON string as a string literal.
+    ///
+    /// - Parameter value: the text.
+    public init(stringLiteral value: String) { self = .string(value) }
+}
+
+extension JSONValue: ExpressibleByArrayLiteral {
+    /// Writes a JSON array as an array literal of any JSON values.
+    ///
+    /// - Parameter elements: the array's items.
+    ///
+    /// ```swift
+    /// let tags: JSONValue = ["vip", 2, nil]
+    /// ```
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+}
+
+extension JSONValue: ExpressibleByDictionaryLiteral {
+    /// Writes a JSON object as a dictionary literal, so that a body reads like the JSON it sends; a later duplicate
+    /// key wins, as in a JSON parser.
+    ///
+    /// - Parameter elements: the object's members; a later duplicate key wins.
+    ///
+    /// ```swift
+    /// let body: JSONValue = ["name": "Jana Nováková", "loyalty_points": 120]
+    /// ```
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(elements.count)
+        for (key, value) in elements { object[key] = value }
+        self = .object(object)
+    }
+}
+
+extension JSONValue: CustomStringConvertible {
+    /// The value as compact JSON with sorted keys, so that logs and test failures read the same every time.
+    ///
+    /// Non-finite numbers, which JSON cannot hold, print as `null` (as JavaScript's `JSON.stringify` does).
+    public var description: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .integer(let i): out += String(i)
+        case .number(let d): out += d.isFinite ? d.description : "null"
+        case .string(let s): Self.writeString(s, to: &out)
+        case .array(let a):
+            out += "["
+            for (n, element) in a.enumerated() {
+                if n > 0 { out += "," }
+                element.write(to: &out)
+            }
+            out += "]"
+        case .object(let o):
+            out += "{"
+            for (n, key) in o.keys.sorted().enumerated() {
+                if n > 0 { out += "," }
+                Self.writeString(key, to: &out)
+                out += ":"
+                o[key]!.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+/// The library's JSON coders in one place.
+enum JSONCoding {
+    /// Sorted keys: the same model always gives the same bytes, so a repeat with the caller's own Idempotency-Key
+    /// after a restart matches the body the server remembers.
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+
+    static let decoder = JSONDecoder()
+}

@@ -1,1 +1,0 @@
-../ProfirestAPI/Transport/APIResponse.swift

@@ -1,1 +1,0 @@
-../ProfirestAPI/Pipeline/AttemptDeadline.swift
