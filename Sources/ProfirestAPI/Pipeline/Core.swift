@@ -308,3 +308,14 @@ private struct Observed {
         observe(.retryScheduled(attempt, delay: delay, reason: reason))
     }
 }
+
+// What `print`, `dump` and debugger summaries show of a core: where it sends and how, never the client secret, a
+// token or the transport's insides.
+extension Core: CustomStringConvertible, CustomReflectable {
+    var description: String {
+        let address = (try? base.get().root) ?? "unusable baseURL"
+        return "Core(\(address), clientID: \(clientID ?? "none"), confidential: \(clientSecret != nil), "
+            + "transport: \(type(of: transport)), \(store.location))"
+    }
+    var customMirror: Mirror { Mirror(self, children: ["summary": description]) }
+}

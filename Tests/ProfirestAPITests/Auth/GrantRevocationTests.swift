@@ -8,7 +8,7 @@ final class GrantRevocationTests: XCTestCase {
     private let key = StateStore.defaultKey(clientID: "profirest-pos")
 
     private struct Setup {
-        let identity: Identity
+        let identity: IdentityFixture
         let store: StateStore
         let endpoint: ScriptedEndpoint
         let sleeps: SleepRecorder
@@ -39,12 +39,12 @@ final class GrantRevocationTests: XCTestCase {
         }
         let sleeps = SleepRecorder()
         let events = Locked([ProfirestEvent]())
-        let context = IdentityContext(
+        let identity = IdentityFixture(
             store: store, endpoint: endpoint, clientID: "profirest-pos", baseURL: URL(string: "https://api.example")!,
             clock: clock.function, sleep: { try await sleeps.sleep($0) },
             observe: { event in events.withLock { $0.append(event) } },
-            retry: RetrySchedule(retries: 3, retryDelay: 1, maxRetryWait: 30, random: { 0.5 }))
-        return Setup(identity: Identity(context: context), store: store, endpoint: endpoint, sleeps: sleeps, events: events)
+            retries: 3, retry: RetrySchedule(retryDelay: 1, maxRetryWait: 30, random: { 0.5 }))
+        return Setup(identity: identity, store: store, endpoint: endpoint, sleeps: sleeps, events: events)
     }
 
     /// Starts a consent and completes it with a code the endpoint answers with `at_2`/`rt_2`.

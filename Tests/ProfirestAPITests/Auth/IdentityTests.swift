@@ -8,7 +8,7 @@ final class IdentityTests: XCTestCase {
     private func identity(
         _ endpoint: ScriptedEndpoint, storage: any TokenStorage = MemoryTokenStorage(), fixed: String? = nil,
         onUnpaired: (@Sendable () -> Void)? = nil, time: FeedClock? = nil
-    ) -> Identity {
+    ) -> IdentityFixture {
         endpoint.deviceAnswer = DeviceAuthorization(
             deviceCode: "dc_secret", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/zarizeni",
             verificationUriComplete: "", expiresIn: 600, interval: 5)
@@ -19,10 +19,10 @@ final class IdentityTests: XCTestCase {
             now = { time.now }
             sleep = { try await time.sleep($0) }
         }
-        let context = IdentityContext(
+        return IdentityFixture(
             store: StateStore(storage: storage, key: StateStore.defaultKey(clientID: "profirest-pos")),
-            endpoint: endpoint, clientID: "profirest-pos", clock: now, sleep: sleep)
-        return Identity(context: context, fixedAccessToken: fixed, onUnpaired: onUnpaired)
+            endpoint: endpoint, clientID: "profirest-pos", clock: now, sleep: sleep, fixedAccessToken: fixed,
+            onUnpaired: onUnpaired)
     }
 
     func testPairingMakesTheSynchronousStateReadable() async throws {
@@ -94,11 +94,9 @@ final class IdentityTests: XCTestCase {
         let endpoint = ScriptedEndpoint()
         endpoint.deviceAnswer = nil
         let clock = self.clock
-        let id = Identity(
-            context: IdentityContext(
-                store: StateStore(storage: MemoryTokenStorage(), key: "k"), endpoint: endpoint, clientID: "profirest-pos",
-                clock: clock.function, sleep: FeedClock.parkedSleep),
-            onStaffExpired: { expired.record($0) })
+        let id = IdentityFixture(
+            store: StateStore(storage: MemoryTokenStorage(), key: "k"), endpoint: endpoint, clientID: "profirest-pos",
+            clock: clock.function, sleep: FeedClock.parkedSleep, onStaffExpired: { expired.record($0) })
         id.staffSignedIn(StaffSession(
             token: "st_1", employee: StaffEmployee(id: "emp_1", name: "Jana", role: "manager"), restaurantId: "11",
             idleTimeoutSeconds: 300, maxExpiresAt: clock.now.addingTimeInterval(3600)))
@@ -143,10 +141,9 @@ final class IdentityRedactionTests: XCTestCase {
             deviceCode: "dc_secret_device", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/z",
             verificationUriComplete: "https://admin.example/z?code=KXCB-TQPW", expiresIn: 600, interval: 5)
         let store = StateStore(storage: MemoryTokenStorage(), key: "profirest-api:moje-aplikace")
-        let context = IdentityContext(
+        let id = IdentityFixture(
             store: store, endpoint: endpoint, clientID: "moje-aplikace", clientSecret: "cs_secret_client",
             clock: { clock.now }, sleep: { try await clock.sleep($0) })
-        let id = Identity(context: context, fixedAccessToken: nil)
         let pairing = try await id.pair(scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil)
         async let connected: Void = pairing.connected()
         await clock.expectSleep(5)  // the pairing's first poll
@@ -158,10 +155,11 @@ final class IdentityRedactionTests: XCTestCase {
         XCTAssertEqual(id.staffSessions.currentInfo?.employeeID, "emp_1", "the session is there to be dumped")
         let state = try store.read()
         let verifier = try XCTUnwrap(state.pendingConsent?.codeVerifier)
-        let fixed = Identity(context: context, fixedAccessToken: "at_secret_fixed")
+        let fixed = Identity(fixedAccessToken: "at_secret_fixed")
+        let core = id.core
 
-        var texts = [String(describing: state), String(reflecting: state), "\(pairing)", String(describing: context)]
-        for subject in [state as Any, pairing, id, fixed, context, store, id.staffSessions] {
+        var texts = [String(describing: state), String(reflecting: state), "\(pairing)", String(describing: core)]
+        for subject in [state as Any, pairing, id.identity, fixed, core, store, id.staffSessions] {
             var out = ""
             dump(subject, to: &out)
             texts.append(out)
@@ -176,12 +174,6 @@ final class IdentityRedactionTests: XCTestCase {
     }
 }
 
-/// What the pipeline asks of the identity layer, asked the way `IdentityAuthorizer` asks it (without its mapping of
-/// failures to request errors, which the wiring tests cover).
-extension Identity {
-    func accessToken() async throws -> String { try await refresher.accessToken() }
-    func staffToken() -> String? { staffSessions.staffToken(now: context.clock()) }
-    func staffRequestSucceeded(token: String) { staffSessions.touch(token: token, now: context.clock()) }
-    func staffRejected(token: String) { staffSessions.rejected(token: token) }
+extension IdentityFixture {
     func staffSignedOut() -> String? { signOutStaff(token: nil) }
 }

@@ -10,10 +10,10 @@ final class PairingTests: XCTestCase {
     private func context(
         _ endpoint: ScriptedEndpoint, store: StateStore? = nil, clientID: String? = "profirest-dochazka",
         sleep: (@Sendable (TimeInterval) async throws -> Void)? = nil
-    ) -> IdentityContext {
+    ) -> Core {
         let clock = self.clock
         let sleeps = self.sleeps
-        return IdentityContext(
+        return identityCore(
             store: store ?? StateStore(storage: MemoryTokenStorage(), key: key), endpoint: endpoint, clientID: clientID,
             clock: clock.function,
             sleep: sleep ?? { seconds in
@@ -36,10 +36,10 @@ final class PairingTests: XCTestCase {
         return endpoint
     }
 
-    private func start(_ context: IdentityContext) async throws -> Pairing {
+    private func start(_ context: Core) async throws -> Pairing {
         try await Pairing.start(
             scope: "restaurants:read attendance:punch", deviceName: "Píchačka", devicePlatform: "linux",
-            appVersion: "1.0.0", context: context)
+            appVersion: "1.0.0", core: context)
     }
 
     private func tokenRequests(_ endpoint: ScriptedEndpoint) -> [[String: String]] {
@@ -180,7 +180,7 @@ final class PairingTests: XCTestCase {
         XCTAssertEqual(restored.interval, 10)
         let second = endpoint([.tokens(.sample("at_1", refresh: "rt_1"))])
         let store = StateStore(storage: MemoryTokenStorage(), key: key)
-        let resumed = try Pairing.resume(restored, context: context(second, store: store))
+        let resumed = try Pairing.resume(restored, core: context(second, store: store))
         XCTAssertEqual(resumed.userCode, "KXCB-TQPW")
         let connected = try await resumed.poll()
         XCTAssertTrue(connected)
@@ -244,11 +244,11 @@ final class PairingConcurrencyTests: XCTestCase {
         endpoint.deviceAnswer = DeviceAuthorization(
             deviceCode: "dc", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/z",
             verificationUriComplete: "https://admin.example/z?code=KXCB-TQPW", expiresIn: 600, interval: 5)
-        let context = IdentityContext(
+        let context = identityCore(
             store: StateStore(storage: MemoryTokenStorage(), key: "k"), endpoint: endpoint, clientID: "profirest-kds",
             clock: clock.function)
         let pairing = try await Pairing.start(
-            scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil, context: context)
+            scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil, core: context)
         clock.advance(5)
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<50 { group.addTask { try await pairing.poll() } }

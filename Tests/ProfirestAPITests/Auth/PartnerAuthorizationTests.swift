@@ -21,7 +21,7 @@ final class PartnerAuthorizationTests: XCTestCase {
     ) -> PartnerAuthorization {
         endpoint.metadataAnswer = endpoint.metadataAnswer ?? metadata()
         return PartnerAuthorization(
-            context: IdentityContext(
+            core: identityCore(
                 store: StateStore(storage: storage, key: key ?? self.key), endpoint: endpoint, clientID: clientID,
                 clientSecret: secret, baseURL: URL(string: "https://api.example/")!, clock: clock.function))
     }

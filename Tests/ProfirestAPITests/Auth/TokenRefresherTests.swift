@@ -20,14 +20,17 @@ final class TokenRefresherTests: XCTestCase {
         return store
     }
 
+    /// A refresher over `endpoint`, as the identity asks it: with the core it sends through.
     private func refresher(
-        _ store: StateStore, _ endpoint: ScriptedEndpoint, fixed: String? = nil,
-        onUnpaired: (@Sendable () -> Void)? = nil
-    ) -> TokenRefresher {
-        TokenRefresher(
-            store: store, endpoint: endpoint,
-            settings: .init(client: OAuthClient(clientID: "profirest-pos", clientSecret: nil), fixedAccessToken: fixed),
-            clock: clock.function, onUnpaired: onUnpaired)
+        _ store: StateStore, _ endpoint: ScriptedEndpoint, clientID: String? = "profirest-pos",
+        onUnpaired: (@Sendable () -> Void)? = nil,
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep
+    ) -> RefresherUnderTest {
+        var lost: (@Sendable (Core) -> Void)?
+        if let onUnpaired { lost = { _ in onUnpaired() } }
+        return RefresherUnderTest(
+            refresher: TokenRefresher(onUnpaired: lost),
+            core: identityCore(store: store, endpoint: endpoint, clientID: clientID, clock: clock.function, sleep: sleep))
     }
 
     func testFreshTokenIsUsedWithoutARequest() async throws {
@@ -161,15 +164,18 @@ final class TokenRefresherTests: XCTestCase {
     }
 
     func testNetworkFailureKeepsTokensAndPropagates() async throws {
+        // Through the wire like every scripted answer: the transport's URLError is the catalog's network_error, sent
+        // again after 1 s and 2 s (`SendPolicy.tokenRequest`), then thrown.
         let endpoint = ScriptedEndpoint([.failure(URLError(.notConnectedToInternet))])
         let store = try pairedStore()
-        let auth = refresher(store, endpoint)
+        let auth = refresher(store, endpoint, sleep: { _ in })
         do {
             _ = try await auth.accessToken()
             XCTFail("expected a network error")
-        } catch let e as URLError {
-            XCTAssertEqual(e.code, .notConnectedToInternet)
+        } catch let e as ProfirestAPIError {
+            XCTAssertEqual(e.code, ErrorCode.networkError)
         }
+        XCTAssertEqual(endpoint.tokenCalls, 3)
         XCTAssertEqual(try store.read().accessToken, "at_old")
     }
 
@@ -178,10 +184,7 @@ final class TokenRefresherTests: XCTestCase {
         let endpoint = ScriptedEndpoint([.failure(lost), .failure(lost), .tokens(.sample("at_new", refresh: "rt_new"))])
         let store = try pairedStore()
         let waits = WaitRecorder()
-        let auth = TokenRefresher(
-            store: store, endpoint: endpoint,
-            settings: .init(client: OAuthClient(clientID: "profirest-pos", clientSecret: nil)),
-            clock: clock.function, sleep: { await waits.record($0) })
+        let auth = refresher(store, endpoint, sleep: { await waits.record($0) })
         let token = try await auth.accessToken()
         XCTAssertEqual(token, "at_new")
         XCTAssertEqual(endpoint.tokenCalls, 3)
@@ -195,10 +198,7 @@ final class TokenRefresherTests: XCTestCase {
         let lost = ErrorFactory(language: "en", redaction: Redaction(secrets: [])).make(ErrorCode.serviceUnavailable, status: 503, detail: nil)
         let endpoint = ScriptedEndpoint([.failure(lost), .failure(lost), .failure(lost)])
         let store = try pairedStore()
-        let auth = TokenRefresher(
-            store: store, endpoint: endpoint,
-            settings: .init(client: OAuthClient(clientID: "profirest-pos", clientSecret: nil)),
-            clock: clock.function, sleep: { _ in })
+        let auth = refresher(store, endpoint, sleep: { _ in })
         do {
             _ = try await auth.accessToken()
             XCTFail("expected the 503")
@@ -296,7 +296,10 @@ final class TokenRefresherTests: XCTestCase {
 
     func testFixedTokenIsNeverRefreshed() async throws {
         let endpoint = ScriptedEndpoint()
-        let auth = refresher(StateStore(storage: MemoryTokenStorage(), key: key), endpoint, fixed: "at_fixed")
+        // The rule is the identity's: a fixed token goes as it is, and is never handed to the refresher.
+        let auth = IdentityFixture(
+            store: StateStore(storage: MemoryTokenStorage(), key: key), endpoint: endpoint, clientID: "profirest-pos",
+            clock: clock.function, fixedAccessToken: "at_fixed")
         let token = try await auth.accessToken()
         XCTAssertEqual(token, "at_fixed")
         let retry = try await auth.refresh(afterRejecting: "at_fixed")
@@ -306,8 +309,7 @@ final class TokenRefresherTests: XCTestCase {
 
     func testStoredTokensWithoutClientIDAreAUsageError() async throws {
         let endpoint = ScriptedEndpoint()
-        let auth = TokenRefresher(
-            store: try pairedStore(), endpoint: endpoint, settings: .init(client: nil), clock: clock.function)
+        let auth = refresher(try pairedStore(), endpoint, clientID: nil)
         do {
             _ = try await auth.accessToken()
             XCTFail("expected a usage error")
@@ -349,6 +351,20 @@ final class TokenRefresherTests: XCTestCase {
             XCTAssertFalse(text.contains("at_old") || text.contains("rt_old"), text)
         }
     }
+}
+
+/// A `TokenRefresher` with the core it sends through, asked the way `Identity` asks it (without its mapping of
+/// failures to request errors, which the wiring tests cover).
+struct RefresherUnderTest {
+    let refresher: TokenRefresher
+    let core: Core
+
+    func accessToken() async throws -> String { try await refresher.accessToken(core: core) }
+    func refresh(afterRejecting token: String) async throws -> String? {
+        try await refresher.refresh(afterRejecting: token, core: core)
+    }
+    @discardableResult
+    func unpair(revoke: Bool = true) async throws -> String? { try await refresher.unpair(revoke: revoke, core: core) }
 }
 
 final class Counter: @unchecked Sendable {

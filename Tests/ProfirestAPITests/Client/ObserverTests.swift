@@ -12,7 +12,7 @@ final class ObserverTests: XCTestCase {
             options: .init(
                 accessToken: "at_observer_secret", transport: transport, clock: { Harness.now }, sleep: { _ in },
                 observer: { event in events.withLock { $0.append(event) } }),
-            authorizer: StaticTokenAuthorizer(token: "at_observer_secret"),
+            authorizer: TestAuthorizer(token: "at_observer_secret"),
             attemptTimer: { try await timer.wait($0) }, random: { 0.5 })
         return (api, transport)
     }

@@ -73,10 +73,11 @@ final class ResponseTests: XCTestCase {
         XCTAssertEqual(String(decoding: h.last!.body!, as: UTF8.self), #"{"status":"accepted"}"#)
     }
 
-    func testPerformIsTheGeneratorsEntryPoint() async throws {
+    func testARequestValuesQueryGoesOverTheOptionsQuery() async throws {
         let h = Harness([.json(200, Self.member)])
-        let m = try await h.api.perform("GET", path: "/restaurants/11/staff/emp_1", query: ["expand": "x"], body: nil,
-                                        options: .init(query: ["expand": "y", "limit": 1]), as: StaffMember.self)
+        let m = try await h.api.send(ProfirestRequest(
+            "GET", "/restaurants/11/staff/emp_1", query: ["expand": "x"], options: .init(query: ["expand": "y", "limit": 1]),
+            as: StaffMember.self))
         XCTAssertEqual(m.id, "emp_1")
         XCTAssertEqual(h.last?.url.absoluteString, "https://api.mujprofirest.cz/v2/restaurants/11/staff/emp_1?expand=x&limit=1")
     }

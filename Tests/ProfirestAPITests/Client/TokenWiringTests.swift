@@ -189,9 +189,9 @@ final class TokenWiringTests: XCTestCase {
     }
 
     func testTheRefreshStormGuardBecomesANonRetryableInvalidTokenWithRetryAfter() throws {
-        let identity = try WiredClient(transport: ScriptedTransport { _ in ok }).api.identity
-        let authorizer = IdentityAuthorizer(identity: identity, errors: ErrorFactory(language: "en", redaction: Redaction(secrets: [])))
-        let mapped = try XCTUnwrap(authorizer.map(AuthFailure.refreshLimit(count: 5, window: 60, retryAfter: 42)) as? ProfirestAPIError)
+        let core = try WiredClient(transport: ScriptedTransport { _ in ok }).api.core
+        let mapped = try XCTUnwrap(
+            Identity.requestError(AuthFailure.refreshLimit(count: 5, window: 60, retryAfter: 42), core: core) as? ProfirestAPIError)
         XCTAssertEqual(mapped.code, ErrorCode.invalidToken)
         XCTAssertEqual(mapped.status, 401)
         XCTAssertEqual(mapped.retryAfter, 42)

@@ -176,7 +176,7 @@ final class EventWatcherPollingTests: XCTestCase {
     }
 
     func testLosingThePairingEndsTheReading() async {
-        let h = FeedHarness(streaming: false, authorizer: UnpairedAuthorizer())
+        let h = FeedHarness(streaming: false, authorizer: TestAuthorizer.unpaired)
         let watcher = h.api.eventWatcher(h.options())
         await watcher.run()
         XCTAssertEqual(h.log.all, ["error:not_paired"])
@@ -249,15 +249,4 @@ final class EventWatcherPollingTests: XCTestCase {
         await run.value
         XCTAssertEqual(h.transport.streamRequests.count, 0)
     }
-}
-
-/// An authorizer of a device the server unpaired.
-struct UnpairedAuthorizer: RequestAuthorizer {
-    func accessToken() async throws -> String? {
-        throw ErrorFactory(language: "en", redaction: Redaction(secrets: [])).make(ErrorCode.notPaired, detail: "pair again")
-    }
-    func refresh(afterRejecting token: String) async throws -> String? { nil }
-    func staffToken() -> String? { nil }
-    func staffRequestSucceeded(token: String) {}
-    func staffRejected(token: String) {}
 }

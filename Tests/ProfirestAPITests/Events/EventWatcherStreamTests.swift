@@ -466,7 +466,7 @@ final class EventWatcherStreamTests: XCTestCase {
     }
 
     func testLosingThePairingWhileStreamingEndsTheReading() async {
-        let h = FeedHarness(streams: [.answer(.problem(401, "invalid_token"))], authorizer: UnpairingAuthorizer())
+        let h = FeedHarness(streams: [.answer(.problem(401, "invalid_token"))], authorizer: TestAuthorizer.unpairing)
         let watcher = h.api.eventWatcher(h.options())
         await watcher.run()
         XCTAssertEqual(h.log.all, ["error:not_paired"])
@@ -511,15 +511,4 @@ final class EventWatcherStreamTests: XCTestCase {
         XCTAssertTrue(live.closedByReader)
         XCTAssertEqual(h.clock.pending, [])
     }
-}
-
-/// A token the server rejects, and a refresh that finds the device unpaired.
-struct UnpairingAuthorizer: RequestAuthorizer {
-    func accessToken() async throws -> String? { "at_rejected" }
-    func refresh(afterRejecting token: String) async throws -> String? {
-        throw ErrorFactory(language: "en", redaction: Redaction(secrets: [])).make(ErrorCode.notPaired, detail: "unpaired")
-    }
-    func staffToken() -> String? { nil }
-    func staffRequestSucceeded(token: String) {}
-    func staffRejected(token: String) {}
 }

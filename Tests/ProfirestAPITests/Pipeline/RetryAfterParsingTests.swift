@@ -52,13 +52,13 @@ final class RetryAfterParsingTests: XCTestCase {
     }
 
     func testRetryPolicyRows() {
-        XCTAssertTrue(RetryPolicy.isRetryable(code: ErrorCode.networkError, status: 0))
-        XCTAssertTrue(RetryPolicy.isRetryable(code: ErrorCode.timeout, status: 0))
-        XCTAssertTrue(RetryPolicy.isRetryable(code: ErrorCode.rateLimited, status: 429))
-        XCTAssertFalse(RetryPolicy.isRetryable(code: ErrorCode.staffLocked, status: 429))
-        XCTAssertTrue(RetryPolicy.isRetryable(code: ErrorCode.idempotencyInProgress, status: 409))
-        XCTAssertFalse(RetryPolicy.isRetryable(code: ErrorCode.invalidToken, status: 401))
-        XCTAssertFalse(RetryPolicy.isRetryable(code: ErrorCode.unexpectedRedirect, status: 302))
-        for status in [500, 502, 503, 504] { XCTAssertTrue(RetryPolicy.isRetryable(code: "x", status: status)) }
+        XCTAssertTrue(ProfirestAPIError.isRetryable(code: ErrorCode.networkError, status: 0))
+        XCTAssertTrue(ProfirestAPIError.isRetryable(code: ErrorCode.timeout, status: 0))
+        XCTAssertTrue(ProfirestAPIError.isRetryable(code: ErrorCode.rateLimited, status: 429))
+        XCTAssertFalse(ProfirestAPIError.isRetryable(code: ErrorCode.staffLocked, status: 429))
+        XCTAssertTrue(ProfirestAPIError.isRetryable(code: ErrorCode.idempotencyInProgress, status: 409))
+        XCTAssertFalse(ProfirestAPIError.isRetryable(code: ErrorCode.invalidToken, status: 401))
+        XCTAssertFalse(ProfirestAPIError.isRetryable(code: ErrorCode.unexpectedRedirect, status: 302))
+        for status in [500, 502, 503, 504] { XCTAssertTrue(ProfirestAPIError.isRetryable(code: "x", status: status)) }
     }
 }

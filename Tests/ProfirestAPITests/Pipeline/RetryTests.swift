@@ -241,7 +241,7 @@ final class RetryTests: XCTestCase {
             started.raise()
             return .hang
         }
-        let api = ProfirestApi(options: .init(transport: transport, sleep: { _ in }), authorizer: StaticTokenAuthorizer(token: nil))
+        let api = ProfirestApi(options: .init(transport: transport, sleep: { _ in }), authorizer: TestAuthorizer(token: nil))
         let task = Task { try await api.get("/connection") }
         await started.wait()
         task.cancel()
@@ -264,15 +264,15 @@ final class RetryTests: XCTestCase {
     func testANonReplayableBodyIsSentOnce() async throws {
         let timer = ManualTimer()
         let transport = ScriptedTransport([.status(503), ok], timer: timer)
-        let pipeline = RequestPipeline(
-            transport: transport, authorizer: StaticTokenAuthorizer(token: nil),
-            settings: PipelineSettings(retries: 3, retryDelay: 1, maxRetryWait: 30, timeout: 30, language: "cs",
-                                       clock: { Harness.now }, sleep: { _ in }, attemptTimer: { try await timer.wait($0) },
-                                       random: { 0.5 }))
-        let target = try RequestTarget.resolve("/backups", query: [:], base: try APIBase(baseURL: "https://api.mujprofirest.cz"))
+        let base = try APIBase(baseURL: "https://api.mujprofirest.cz")
+        let core = Core(
+            base: .success(base), transport: transport, store: StateStore(storage: MemoryTokenStorage(), key: "k"),
+            authorizer: TestAuthorizer(token: nil), language: "cs", retries: 3, schedule: RetrySchedule(random: { 0.5 }),
+            clock: { Harness.now }, sleep: { _ in }, attemptTimer: { try await timer.wait($0) })
+        let target = try RequestTarget.resolve("/backups", query: [:], base: base)
         let request = OutgoingRequest(method: "POST", target: target, headers: [:], body: Data("x".utf8), replayable: false)
         do {
-            _ = try await pipeline.execute(request, options: .init())
+            _ = try await core.send(request, policy: .apiCall(.init(), retries: core.retries))
             XCTFail("expected the 503")
         } catch let e as ProfirestAPIError {
             XCTAssertEqual(e.code, ErrorCode.serviceUnavailable)

@@ -246,7 +246,7 @@ struct FeedHarness {
                 language: "en", storage: storage, storageKey: Self.storageKey, retries: retries, retryDelay: 1,
                 transport: streaming ? transport.scripted : transport.scripted.withoutStreaming, clock: { clock.now },
                 sleep: { try await clock.sleep($0) }, observer: observer),
-            authorizer: authorizer ?? StaticTokenAuthorizer(token: "at_feed_secret"),
+            authorizer: authorizer ?? TestAuthorizer(token: "at_feed_secret"),
             attemptTimer: { try await timer.wait($0) }, random: { 0.5 })
         self.transport = transport
         self.clock = clock

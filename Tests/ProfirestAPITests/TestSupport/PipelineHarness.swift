@@ -122,7 +122,8 @@ final class SleepRecorder: @unchecked Sendable {
     }
 }
 
-/// An authorizer under test control: records what the pipeline asked and told it.
+/// The one authorizer fake of the core's tests: a token (or none), what a refresh gives (nil: the 401 stands) or
+/// throws, and a staff token; records what the core asked and told it.
 final class TestAuthorizer: RequestAuthorizer, @unchecked Sendable {
     struct State {
         var token: String?
@@ -134,21 +135,50 @@ final class TestAuthorizer: RequestAuthorizer, @unchecked Sendable {
     }
 
     let state: Locked<State>
+    /// Thrown instead of a token (a device the server unpaired).
+    let accessTokenFailure: ProfirestAPIError?
+    /// Thrown by a refresh (a refresh that finds the device unpaired).
+    let refreshFailure: ProfirestAPIError?
 
-    init(token: String?, refreshTo: String? = nil, staff: String? = nil) {
+    /// - Parameters:
+    ///   - token: the access token of every attempt; nil sends none.
+    ///   - refreshTo: what a refresh after a 401 gives; nil: none, the 401 goes to the caller (a fixed token).
+    ///   - staff: the signed-in employee's token.
+    init(
+        token: String?, refreshTo: String? = nil, staff: String? = nil, accessTokenFailure: ProfirestAPIError? = nil,
+        refreshFailure: ProfirestAPIError? = nil
+    ) {
         state = Locked(State(token: token, refreshTo: refreshTo, staff: staff))
+        self.accessTokenFailure = accessTokenFailure
+        self.refreshFailure = refreshFailure
     }
 
-    func accessToken() async throws -> String? { state.withLock { $0.token } }
-    func refresh(afterRejecting token: String) async throws -> String? {
-        state.withLock {
+    /// A device the server unpaired: every token request fails with `not_paired`.
+    static var unpaired: TestAuthorizer {
+        TestAuthorizer(token: nil, accessTokenFailure: ErrorFactory(language: "en", redaction: Redaction(secrets: []))
+            .make(ErrorCode.notPaired, detail: "pair again"))
+    }
+
+    /// A token the server rejects, and a refresh that finds the device unpaired.
+    static var unpairing: TestAuthorizer {
+        TestAuthorizer(token: "at_rejected", refreshFailure: ErrorFactory(language: "en", redaction: Redaction(secrets: []))
+            .make(ErrorCode.notPaired, detail: "unpaired"))
+    }
+
+    func accessToken(core: Core) async throws -> String? {
+        if let accessTokenFailure { throw accessTokenFailure }
+        return state.withLock { $0.token }
+    }
+    func refresh(afterRejecting token: String, core: Core) async throws -> String? {
+        if let refreshFailure { throw refreshFailure }
+        return state.withLock {
             $0.rejectedTokens.append(token)
             if let fresh = $0.refreshTo { $0.token = fresh }
             return $0.refreshTo
         }
     }
-    func staffToken() -> String? { state.withLock { $0.staff } }
-    func staffRequestSucceeded(token: String) { state.withLock { $0.staffSuccesses += 1 } }
+    func staffToken(now: Date) -> String? { state.withLock { $0.staff } }
+    func staffRequestSucceeded(token: String, now: Date) { state.withLock { $0.staffSuccesses += 1 } }
     func staffRejected(token: String) { state.withLock { $0.staffRejections += 1; $0.staff = nil } }
 }
 
@@ -176,7 +206,7 @@ struct Harness {
             maxRetryWait: maxRetryWait, timeout: timeout, transport: transport, clock: { Harness.now },
             sleep: { try await sleeps.sleep($0) })
         api = ProfirestApi(
-            options: options, authorizer: authorizer ?? StaticTokenAuthorizer(token: accessToken),
+            options: options, authorizer: authorizer ?? TestAuthorizer(token: accessToken),
             attemptTimer: { try await timer.wait($0) }, random: { random })
         self.transport = transport
         self.sleeps = sleeps

@@ -126,7 +126,8 @@ final class TransportTests: XCTestCase {
                 let get: JSONValue = try await api.get("/echo")
                 let post: JSONValue = try await api.post("/echo", body: ["a": 1])
                 // A stream as the event feed opens one: the client's headers, through the transport's stream session.
-                let request = try api.outgoing("GET", path: "/echo", query: [:], body: nil, options: .init())
+                let request = try ProfirestRequest<JSONValue?>("GET", "/echo")
+                    .outgoing(base: try api.core.base.get(), language: api.core.language, now: Date())
                 let streaming = try await transport.stream(
                     HTTPRequest(method: request.method, url: request.target.url, headers: request.headers))
                 var streamed = Data()
@@ -135,9 +136,8 @@ final class TransportTests: XCTestCase {
                 for (name, echo) in [("GET", get), ("POST", post), ("stream", stream)] {
                     XCTAssertEqual(echo["headers"]?["accept-language"]?.stringValue, language, "\(kind) \(name): \(echo)")
                 }
-                let endpoint = OAuthHTTPEndpoint(transport: transport, base: api.base, settings: api.pipeline.settings)
                 do {
-                    try await endpoint.revoke(form: ["token": "t"], basicAuth: nil)
+                    try await OAuthEndpoint(core: api.core).revoke(form: ["token": "t"], basicAuth: nil, retries: 0)
                     XCTFail("the loopback server answers /oauth/revoke with an error")
                 } catch let error as ProfirestOAuthError {
                     XCTAssertEqual(error.detail, language ?? "(none)", "\(kind) OAuth")
