@@ -319,3 +319,76 @@ extension Core: CustomStringConvertible, CustomReflectable {
     }
     var customMirror: Mirror { Mirror(self, children: ["summary": description]) }
 }
+
+/// How `Core.send` treats one kind of call: whether it carries the API's tokens, how often and after which waits a
+/// failure is sent again, what the observer hears, and how an error answer is read. Every retry the library makes
+/// is decided here and looped in one place (`Core.send`); which failures are worth another attempt is the error
+/// catalog's `retryable` column (`ProfirestAPIError.isRetryable`).
+///
+/// | policy            | tokens | retries                                   | observer hears        |
+/// |-------------------|--------|-------------------------------------------|-----------------------|
+/// | `apiCall`         | yes    | the client's `retries` (or the call's), by the schedule | attempts and retries |
+/// | `stream`          | yes    | none (the feed decides when to reconnect) | nothing               |
+/// | `tokenRequest`    | no     | 2, after 1 s and 2 s (the storage lock is held meanwhile) | nothing   |
+/// | `revocation`      | no     | as many as asked, by the schedule         | retries               |
+/// | `oauthOnce`       | no     | none: its caller decides (pairing polls, a consent is completed again) | nothing |
+///
+/// The outbox sends each write as an `apiCall` without retries of its own, and keeps or refuses what failed by
+/// `keepsWriteWaiting`; the event feed waits between reconnections by `FeedSchedule`, on the same `Backoff`.
+struct SendPolicy: Sendable {
+    enum Observation: Sendable {
+        case attemptsAndRetries, retries, nothing
+    }
+
+    /// The options of an API call (tokens, staff token, timeout, retries); nil for the OAuth endpoints, which carry
+    /// their own credentials and never a bearer token.
+    var api: RequestOptions?
+    /// How many times a retryable failure is sent again.
+    var retries: Int
+    /// Fixed waits before each retry instead of the schedule's doubling ones.
+    var fixedWaits: [TimeInterval]?
+    var observation: Observation
+    /// Reads an error answer its own way (the OAuth endpoints' RFC 6749 bodies); nil for the catalog's problem
+    /// documents. Gets the answer and the attempt's error factory; returns what to throw, nil to read it as a problem.
+    var readsErrorAnswer: (@Sendable (APIResponse, ErrorFactory) -> (any Error)?)?
+    /// What the call carries that no error may show besides its tokens: an OAuth form's secrets.
+    var secrets: [String] = []
+
+    /// A call of the API (`/v2/…`): tokens per `options`, retried by the client's table.
+    static func apiCall(_ options: RequestOptions, retries: Int) -> SendPolicy {
+        SendPolicy(api: options, retries: max(0, options.retries ?? retries), observation: .attemptsAndRetries)
+    }
+
+    /// The event stream's request: tokens, one renewal after `401 invalid_token`, no retries.
+    static func stream(_ options: RequestOptions) -> SendPolicy {
+        SendPolicy(api: options, retries: 0, observation: .nothing)
+    }
+
+    /// A token request (a refresh): sent again after 1 s and 2 s when it failed on the way. Safe although the refresh
+    /// token is single-use: when the server rotated it and the answer was lost, the contract has it answer a replay
+    /// of the just-rotated token, within its grace window, with the same new tokens.
+    static func tokenRequest(secrets: [String], reads: @escaping @Sendable (APIResponse, ErrorFactory) -> (any Error)?)
+        -> SendPolicy
+    {
+        SendPolicy(
+            api: nil, retries: refreshWaits.count, fixedWaits: refreshWaits, observation: .nothing, readsErrorAnswer: reads,
+            secrets: secrets)
+    }
+
+    /// Short: a refresh holds the storage lock while it waits.
+    static let refreshWaits: [TimeInterval] = [1, 2]
+
+    /// A revocation (RFC 7009): retried `retries` times by the schedule, each retry told to the observer.
+    static func revocation(retries: Int, secrets: [String], reads: @escaping @Sendable (APIResponse, ErrorFactory) -> (any Error)?)
+        -> SendPolicy
+    {
+        SendPolicy(api: nil, retries: retries, observation: .retries, readsErrorAnswer: reads, secrets: secrets)
+    }
+
+    /// An OAuth call sent once; its caller decides whether to send it again.
+    static func oauthOnce(secrets: [String], reads: @escaping @Sendable (APIResponse, ErrorFactory) -> (any Error)?)
+        -> SendPolicy
+    {
+        SendPolicy(api: nil, retries: 0, observation: .nothing, readsErrorAnswer: reads, secrets: secrets)
+    }
+}
