@@ -22,11 +22,7 @@ NESTED = re.compile(r"^\s+(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|internal|privat
                     r"nonisolated)\s+)*(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z]\w*)", re.M)
 RANK = {folder: rank for rank, folders in enumerate(LAYERS) for folder in folders}
 # Back-edges known and still to go, each with the reason: a new one fails the check, and an entry no longer used does too.
-KNOWN = {
-    # The outbox sends through the facade (api.send); the planned core object (one send for the facade, the OAuth
-    # endpoints, the outbox and the feed) takes its place.
-    ("Outbox", "Client"): {"ProfirestApi"},
-}
+KNOWN: dict = {}
 # Files whose layer is not their folder's: the typed operations are generated, but they are the facade's methods.
 FILE_LAYER = {"Generated/TypedOperations.swift": "Client"}
 DECLARATION = re.compile(r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|internal|private|fileprivate|final|open|indirect|"

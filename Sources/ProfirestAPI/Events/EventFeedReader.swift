@@ -98,7 +98,7 @@ struct EventFeedReader {
         // Misuse (an unusable baseURL, a token over plain http) does not get better by waiting.
         if error is ProfirestUsageError { return false }
         let retryAfter = (error as? ProfirestAPIError)?.retryAfter
-        let delay = schedule.failed(retryAfter: retryAfter, base: feed.core.schedule.retryDelay, unit: feed.core.schedule.random())
+        let delay = schedule.failed(retryAfter: retryAfter, schedule: feed.core.schedule)
         do {
             try await wait(delay)
             return true

@@ -86,9 +86,8 @@ struct FeedSchedule: Sendable {
     mutating func succeeded() { errors = 0 }
 
     /// The wait after an error: its Retry-After, or a growing wait from `base` up to 60 s (±25 %, never above 60 s).
-    mutating func failed(retryAfter: Int?, base: TimeInterval, unit: Double) -> TimeInterval {
+    mutating func failed(retryAfter: Int?, schedule: RetrySchedule) -> TimeInterval {
         errors += 1
-        if let retryAfter { return Double(retryAfter) }
-        return min(Backoff.delay(retry: errors - 1, base: base, unit: unit, cap: Self.errorWaitCap), Self.errorWaitCap)
+        return schedule.roundWait(retryAfter: retryAfter, round: errors - 1, longestRetryAfter: .infinity, cap: Self.errorWaitCap)
     }
 }

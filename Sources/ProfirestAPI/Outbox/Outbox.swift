@@ -119,7 +119,7 @@ public final class Outbox: Sendable {
     /// try await outbox.post("/customers", body: ["name": "Jana Nováková"])
     /// ```
     public func post(_ path: String, body: RequestBody, idempotencyKey: String? = nil) async throws -> OutboxOutcome {
-        let key = idempotencyKey ?? ProfirestApi.uuid()
+        let key = idempotencyKey ?? UUIDv7.make(now: Date())
         try Self.check(path: path)
         guard (1...255).contains(key.count) else {
             throw ProfirestUsageError("an Idempotency-Key is 1–255 characters; \"\(key.prefix(20))…\" has \(key.count)")
@@ -149,12 +149,12 @@ public final class Outbox: Sendable {
     ///   outbox (nothing was queued); ``StorageError`` when the journal cannot be read or written.
     ///
     /// ```swift
-    /// try await outbox.punch(restaurantID: rid, AttendancePunchCreate(id: ProfirestApi.uuid(), type: "clock_in", credential: c))
+    /// try await outbox.punch(restaurantID: rid, AttendancePunchCreate(id: UUIDv7.make(now: Date()), type: "clock_in", credential: c))
     /// ```
     public func punch(restaurantID: String, _ punch: AttendancePunchCreate) async throws -> OutboxOutcome {
         var punch = punch
         guard UUID(uuidString: punch.id) != nil else {
-            throw ProfirestUsageError("a punch's id is a UUID (ProfirestApi.uuid()), not \"\(punch.id.prefix(40))\"")
+            throw ProfirestUsageError("a punch's id is a UUID (UUIDv7.make(now: Date())), not \"\(punch.id.prefix(40))\"")
         }
         // Checked here, against the contract, rather than by the server at replay: a bad punch found only then could
         // no longer be put right by the person who made it.
@@ -292,12 +292,11 @@ public final class Outbox: Sendable {
 
     /// A round ended without a definitive answer: the next one waits per the server's Retry-After, or the backoff.
     func noteFailedRound(retryAfter: Int?) {
-        let delay = core.schedule.retryDelay
-        let unit = core.schedule.random()
+        let schedule = core.schedule
         let now = core.clock()
         state.withLock { state in
-            let wait = retryAfter.map { min(Double($0), Self.longestRetryAfter) }
-                ?? Backoff.delay(retry: state.failedRounds, base: delay, unit: unit)
+            let wait = schedule.roundWait(
+                retryAfter: retryAfter, round: state.failedRounds, longestRetryAfter: Self.longestRetryAfter)
             state.failedRounds += 1
             state.failures += 1
             state.retryAt = now.addingTimeInterval(wait)

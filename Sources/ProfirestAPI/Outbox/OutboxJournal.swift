@@ -133,7 +133,7 @@ final class OutboxJournal: Sendable {
     // MARK: - Internals
 
     private func begin(_ ids: [String], in r: inout JournalReplica, file: JournalFile?) throws -> String {
-        let key = ProfirestApi.uuid()
+        let key = UUIDv7.make(now: Date())
         try append([.batch(key: key, ids: ids)], durable: true, to: &r, file: file)
         return key
     }
@@ -203,7 +203,7 @@ final class OutboxJournal: Sendable {
     ) throws {
         let lines = records.map { $0.line() }
         guard r.generation != nil, let file else {
-            let generation = ProfirestApi.uuid()
+            let generation = UUIDv7.make(now: Date())
             let header = JournalRecord.header(version: JournalRecord.version, generation: generation).line()
             try replace(with: lines.reduce(header, +))
             r.restart(generation: generation, offset: header.count)
@@ -235,7 +235,7 @@ final class OutboxJournal: Sendable {
     /// and the latest settlements, so a process waiting for one still learns what became of it.
     private func compact(_ r: inout JournalReplica) throws {
         r.compactions += 1
-        let generation = ProfirestApi.uuid()
+        let generation = UUIDv7.make(now: Date())
         let header = JournalRecord.header(version: JournalRecord.version, generation: generation).line()
         var data = header
         let settled = JournalRecord.settled(r.recentOrder.compactMap { id in r.recent[id].map { (id, $0) } }).line()

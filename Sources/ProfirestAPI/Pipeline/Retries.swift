@@ -1,7 +1,8 @@
 import Foundation
 
 /// When a failed call goes again: the wait before each retry of a `SendPolicy`, the reference's retry table
-/// (`RetrySchedule`, `Backoff`), and the outbox's keep-or-refuse rule, all on the error catalog's `retryable` column
+/// (`RetrySchedule`, `Backoff`) — also the waits between the rounds of the loops that never give up (the outbox, the
+/// event feed) — and the outbox's keep-or-refuse rule, all on the error catalog's `retryable` column
 /// (`ProfirestAPIError.isRetryable`).
 extension SendPolicy {
     /// The wait before retry number `retriesUsed + 1`, or nil when `failure` goes to the caller.
@@ -50,6 +51,15 @@ struct RetrySchedule: Sendable {
             return Double(seconds) > maxRetryWait ? nil : Double(seconds)
         }
         return Backoff.delay(retry: retriesUsed, base: retryDelay, unit: random())
+    }
+
+    /// The wait before round `round` (0 first) of a loop that must not give up — the outbox's deliveries, the event
+    /// feed after an error: the server's Retry-After up to `longestRetryAfter`, or the doubling backoff up to `cap`.
+    func roundWait(retryAfter: Int?, round: Int, longestRetryAfter: TimeInterval, cap: TimeInterval = Backoff.cap)
+        -> TimeInterval
+    {
+        if let retryAfter { return min(Double(retryAfter), longestRetryAfter) }
+        return min(Backoff.delay(retry: round, base: retryDelay, unit: random(), cap: cap), cap)
     }
 }
 
