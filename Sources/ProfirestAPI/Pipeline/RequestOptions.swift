@@ -109,3 +109,150 @@ public struct RequestOptions: Sendable, Hashable {
         self.auth = auth
     }
 }
+
+/// Whether and which `Idempotency-Key` a request carries (see `Pipeline/IdempotencyKey.swift`).
+///
+/// ```swift
+/// try await api.post(path, body: order, options: .init(idempotencyKey: .key("order-\(localID)")))
+/// ```
+public enum IdempotencyKeyOption: Sendable, Hashable, ExpressibleByStringLiteral {
+    /// A new key for each POST call, repeated on its automatic retries (the default).
+    case auto
+    /// No key.
+    case none
+    /// Your own key, stored with the record so a repeat after a restart is recognised.
+    case key(String)
+
+    /// Your own key, written as a string literal: the same as `.key(…)`.
+    ///
+    /// - Parameter value: your key; the same text names the same write.
+    ///
+    /// ```swift
+    /// let option: IdempotencyKeyOption = "order-42"
+    /// ```
+    public init(stringLiteral value: String) { self = .key(value) }
+}
+
+/// Whether a request carries the signed-in employee's `Profirest-Staff-Token`.
+///
+/// ```swift
+/// try await api.post("/restaurants/\(rid)/receipts", body: receipt, options: .init(staff: .required))
+/// ```
+public enum StaffOption: Sendable, Hashable {
+    /// Send it when an employee is signed in (the default).
+    case auto
+    /// Require a signed-in employee: without one the call fails with `staff_session_required` and nothing is sent.
+    case required
+    /// Never send it.
+    case none
+    /// Send this staff token.
+    case token(String)
+}
+
+/// Which `Authorization` a request carries.
+///
+/// ```swift
+/// let metadata: JSONValue = try await api.get("/.well-known/oauth-authorization-server", options: .init(auth: .none))
+/// ```
+public enum AuthOption: Sendable, Hashable {
+    /// The connection's access token, when there is one (the default).
+    case auto
+    /// No `Authorization` header.
+    case none
+    /// This bearer token instead of the connection's; never refreshed.
+    case bearer(String)
+}
+
+// Per-request options can carry a bearer token, a staff token and headers of the app's own; logging the options
+// of a failed call must not log those (RedactedFields.swift).
+
+extension RequestOptions: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Every option; tokens and credential headers only as `<redacted>`.
+    ///
+    /// ```swift
+    /// print(options)
+    /// ```
+    public var description: String { RedactedFields.description(of: "RequestOptions", safeFields) }
+
+    /// The same as `description`.
+    ///
+    /// ```swift
+    /// debugPrint(options)
+    /// ```
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the same fields as `description`.
+    ///
+    /// ```swift
+    /// dump(options)
+    /// ```
+    public var customMirror: Mirror { Mirror(self, children: safeFields, displayStyle: .struct) }
+
+    private var safeFields: [Mirror.Child] {
+        [
+            ("query", query), ("idempotencyKey", idempotencyKey), ("ifMatch", ifMatch as Any),
+            ("ifNoneMatch", ifNoneMatch as Any), ("staff", staff), ("retries", retries as Any),
+            ("timeout", timeout as Any), ("accept", accept as Any), ("contentType", contentType as Any),
+            ("headers", RedactedFields.headersValue(headers)), ("auth", auth),
+        ]
+    }
+}
+
+extension AuthOption: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `auto`, `none` or `bearer(<redacted>)`.
+    ///
+    /// ```swift
+    /// print(options.auth)
+    /// ```
+    public var description: String {
+        switch self {
+        case .auto: return "auto"
+        case .none: return "none"
+        case .bearer: return "bearer(<redacted>)"
+        }
+    }
+
+    /// The same as `description`.
+    ///
+    /// ```swift
+    /// debugPrint(options.auth)
+    /// ```
+    public var debugDescription: String { description }
+
+    /// No children, so `dump` shows the description and never the token.
+    ///
+    /// ```swift
+    /// dump(options.auth)
+    /// ```
+    public var customMirror: Mirror { Mirror(self, children: [Mirror.Child](), displayStyle: .enum) }
+}
+
+extension StaffOption: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `auto`, `required`, `none` or `token(<redacted>)`.
+    ///
+    /// ```swift
+    /// print(options.staff)
+    /// ```
+    public var description: String {
+        switch self {
+        case .auto: return "auto"
+        case .required: return "required"
+        case .none: return "none"
+        case .token: return "token(<redacted>)"
+        }
+    }
+
+    /// The same as `description`.
+    ///
+    /// ```swift
+    /// debugPrint(options.staff)
+    /// ```
+    public var debugDescription: String { description }
+
+    /// No children, so `dump` shows the description and never the token.
+    ///
+    /// ```swift
+    /// dump(options.staff)
+    /// ```
+    public var customMirror: Mirror { Mirror(self, children: [Mirror.Child](), displayStyle: .enum) }
+}
