@@ -7,13 +7,13 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: chart snippets check-snippets check-curl-abi dist dist-test quickstart-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
+.PHONY: chart snippets check-snippets check-curl-abi check-pq-abi dist dist-test quickstart-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, the
 ## scripts' tests, fuzz, the release archive. Every step runs to its end even when an earlier one failed (a step that
 ## needs a failed one fails too), so one run shows every failure; the run ends with the failed steps and the line
 ## `make-test: N passed, N failed`, and fails when any step failed (scripts/run-steps.sh). `make STEP` runs one.
-TEST_STEPS := lint-contract check-generated check-snippets check-curl-abi build docs swift-test swift-test-tsan sandbox-test tools-test \
+TEST_STEPS := lint-contract check-generated check-snippets check-curl-abi check-pq-abi build docs swift-test swift-test-tsan sandbox-test tools-test \
 	demo-test soak-short fuzz dist-test quickstart-test
 test:
 	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED)" scripts/run-steps.sh make-test $(TEST_STEPS)
@@ -34,6 +34,12 @@ lint-contract: venv
 ## headers are not installed; tools/check_curl_abi.py)
 check-curl-abi:
 	$(PYTHON) tools/check_curl_abi.py
+
+## check-pq-abi: the libpq constants, function prototypes and the one structure Sources/CProfirestPQ mirrors, checked at
+## compile time against libpq's own headers (Debian's libpq-dev, downloaded and unpacked into a temporary directory when
+## the headers are not installed; tools/check_pq_abi.py)
+check-pq-abi:
+	$(PYTHON) tools/check_pq_abi.py
 
 ## generate: rewrite Sources/ProfirestAPI/Generated from the contract, and the articles' snippet test (snippets)
 generate: snippets
