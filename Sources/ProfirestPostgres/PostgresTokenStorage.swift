@@ -8,7 +8,7 @@ import ProfirestAPI
 /// JSON document per connection there: `key text PRIMARY KEY, value text NOT NULL, updated_at timestamptz`. It is
 /// created when missing. `value` is `text` rather than `jsonb` so that a document reads back byte for byte as it
 /// was written, and so that a row damaged outside the library (by hand, by another program) can still be read and
-/// reported: such a row throws ``StorageError`` (`.corrupt`) naming its key — never its content — and is left as it
+/// reported: such a row throws `StorageError` (`.corrupt`) naming its key — never its content — and is left as it
 /// is, never read as "not paired". For the same reason only JSON values are stored: `set` refuses any other text.
 ///
 /// **The lock** is a PostgreSQL session-level advisory lock (`pg_advisory_lock`) on a 64-bit hash of the table
@@ -21,7 +21,7 @@ import ProfirestAPI
 /// machine that vanishes without closing its connections keeps the lock until the server's TCP keepalive gives up:
 /// see `tcp_keepalives_idle` in the server's settings.) Inside the body, `get`, `set` and `remove` of the locked
 /// key go through the session that holds the lock, so they run only while the lock is held: if that session ends
-/// during the body (a server restart, `pg_terminate_backend`), they throw, and `withLock` throws ``StorageError``
+/// during the body (a server restart, `pg_terminate_backend`), they throw, and `withLock` throws `StorageError`
 /// (`.lockFailed`) after the body, since another process may have taken the lock meanwhile. Within this process a
 /// lock per key comes first, so threads wait for it without holding a connection, and a nested `withLock` on the
 /// same key throws `.reentrantLock` instead of waiting forever.
@@ -30,11 +30,11 @@ import ProfirestAPI
 /// most `maximumConnections` open at once) and every lock holder has its own. A connection found closed by the
 /// server is replaced before a statement is sent on it; when a connection is lost while a statement runs, a read is
 /// retried once on a new connection, while a write — which may or may not have happened — throws
-/// ``StorageError`` (`.unwritable`) saying so.
+/// `StorageError` (`.unwritable`) saying so.
 ///
 /// **libpq** is loaded at run time (Debian's and Ubuntu's package `libpq5`, `libpq.so.5`; Homebrew's `libpq` on
 /// macOS), so that building the package needs neither libpq's headers nor PostgreSQL: the initializer throws a
-/// ``StorageError`` when the library is missing. Errors never contain the password, and nothing the storage prints
+/// `StorageError` when the library is missing. Errors never contain the password, and nothing the storage prints
 /// — `description`, `dump` — contains the connection string or a stored value.
 ///
 /// ```swift
@@ -67,7 +67,7 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     ///     calling the storage may open one more); further calls wait for one to be free.
     ///   - libraryPath: libpq to load, instead of looking for `libpq.so.5` (and macOS's names); one that cannot be
     ///     loaded throws. The first libpq a process loads is the one all its storages use.
-    /// - Throws: ``StorageError``: `.unreadable` when libpq cannot be loaded, the connection string cannot be
+    /// - Throws: `StorageError`: `.unreadable` when libpq cannot be loaded, the connection string cannot be
     ///   parsed, the table name is not a plain identifier, or the server cannot be reached or refuses the login;
     ///   `.unwritable` when the table is missing and cannot be created.
     ///
@@ -124,7 +124,7 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     ///
     /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
     /// - Returns: the stored value, or nil when the table has no row for `key`.
-    /// - Throws: ``StorageError``: `.corrupt` when the row's value is not JSON (it is left as it is), `.unreadable`
+    /// - Throws: `StorageError`: `.corrupt` when the row's value is not JSON (it is left as it is), `.unreadable`
     ///   when the server cannot be reached or refuses the statement; inside `withLock` for `key`, `.lockFailed` when
     ///   the session holding the lock has ended.
     public func get(_ key: String) throws -> String? {
@@ -147,7 +147,7 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     /// - Parameters:
     ///   - key: the storage key, such as `profirest-api:profirest-pos`.
     ///   - value: a JSON document (what the library stores); other text is refused.
-    /// - Throws: ``StorageError``: `.unwritable` when `value` is not JSON or the server refuses the statement
+    /// - Throws: `StorageError`: `.unwritable` when `value` is not JSON or the server refuses the statement
     ///   (nothing was written then), or when the connection was lost while the statement ran (the message says
     ///   that the value may or may not have been written); inside `withLock` for `key`, `.lockFailed` when the
     ///   session holding the lock had already ended (nothing was written).
@@ -168,7 +168,7 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     /// Deletes the row of `key`, for unpairing; deleting a key that is not there is not an error.
     ///
     /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
-    /// - Throws: ``StorageError`` (`.unwritable`, or `.lockFailed` as for ``set(_:_:)``).
+    /// - Throws: `StorageError` (`.unwritable`, or `.lockFailed` as for ``set(_:_:)``).
     public func remove(_ key: String) throws {
         try check(key, kind: .unwritable)
         _ = try run("DELETE FROM \(quotedTable) WHERE key = $1", [key], key: key, kind: .unwritable, write: true)
@@ -186,7 +186,7 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     ///   - key: the storage key the lock is for.
     ///   - body: the work to do under the lock; `get`, `set` and `remove` may be called inside it.
     /// - Returns: what `body` returns.
-    /// - Throws: ``StorageError``: `.reentrantLock` when this thread already holds `key`'s lock; `.lockFailed` when
+    /// - Throws: `StorageError`: `.reentrantLock` when this thread already holds `key`'s lock; `.lockFailed` when
     ///   the lock cannot be taken (the server cannot be reached or refuses) or when the session holding it ended
     ///   before the body did (another process may have held the lock meanwhile; what the body wrote before that
     ///   stays written) — this error then replaces the body's; otherwise whatever `body` throws.
