@@ -28,7 +28,7 @@ FUNCTIONS = {
     "pfq_fn_lib_version": "PQlibVersion", "pfq_fn_isthreadsafe": "PQisthreadsafe",
     "pfq_fn_connectdb_params": "PQconnectdbParams", "pfq_fn_error_message": "PQerrorMessage",
     "pfq_fn_finish": "PQfinish", "pfq_fn_socket": "PQsocket", "pfq_fn_consume_input": "PQconsumeInput",
-    "pfq_fn_set_notice_processor": "PQsetNoticeProcessor", "pfq_fn_exec_params": "PQexecParams",
+    "pfq_fn_set_notice_receiver": "PQsetNoticeReceiver", "pfq_fn_exec_params": "PQexecParams",
     "pfq_fn_result_error_field": "PQresultErrorField", "pfq_fn_ntuples": "PQntuples",
     "pfq_fn_getisnull": "PQgetisnull", "pfq_fn_getvalue": "PQgetvalue", "pfq_fn_getlength": "PQgetlength",
     "pfq_fn_clear": "PQclear", "pfq_fn_freemem": "PQfreemem",

@@ -21,7 +21,7 @@ typedef struct {
     int dispsize;
 } pfq_conninfo_option;
 
-typedef void (*pfq_notice_processor)(void *arg, const char *message);
+typedef void (*pfq_notice_receiver)(void *arg, const PGresult *res);
 
 typedef int (*pfq_fn_lib_version)(void);
 typedef int (*pfq_fn_isthreadsafe)(void);
@@ -31,7 +31,7 @@ typedef char *(*pfq_fn_error_message)(const PGconn *conn);
 typedef void (*pfq_fn_finish)(PGconn *conn);
 typedef int (*pfq_fn_socket)(const PGconn *conn);
 typedef int (*pfq_fn_consume_input)(PGconn *conn);
-typedef pfq_notice_processor (*pfq_fn_set_notice_processor)(PGconn *conn, pfq_notice_processor proc, void *arg);
+typedef pfq_notice_receiver (*pfq_fn_set_notice_receiver)(PGconn *conn, pfq_notice_receiver proc, void *arg);
 typedef PGresult *(*pfq_fn_exec_params)(PGconn *conn, const char *command, int nParams, const unsigned int *paramTypes,
                                         const char *const *paramValues, const int *paramLengths,
                                         const int *paramFormats, int resultFormat);

@@ -4,6 +4,7 @@
 #include "pq_api.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(_WIN32)
@@ -23,7 +24,7 @@ typedef struct {
     pfq_fn_finish finish;
     pfq_fn_socket socket;
     pfq_fn_consume_input consume_input;
-    pfq_fn_set_notice_processor set_notice_processor;
+    pfq_fn_set_notice_receiver set_notice_receiver;
     pfq_fn_exec_params exec_params;
     pfq_fn_result_status result_status;
     pfq_fn_result_error_field result_error_field;
@@ -85,7 +86,7 @@ static int lookup(pfq_api *table, const char *const *names, int count, char *err
         {"PQfinish", (void **)&table->finish},
         {"PQsocket", (void **)&table->socket},
         {"PQconsumeInput", (void **)&table->consume_input},
-        {"PQsetNoticeProcessor", (void **)&table->set_notice_processor},
+        {"PQsetNoticeReceiver", (void **)&table->set_notice_receiver},
         {"PQexecParams", (void **)&table->exec_params},
         {"PQresultStatus", (void **)&table->result_status},
         {"PQresultErrorField", (void **)&table->result_error_field},
@@ -142,37 +143,61 @@ static int idle_socket_has_input(int fd) {
 
 int pfq_lib_version(void) { return api.lib_version(); }
 
-static void ignore_notice(void *arg, const char *message) {
-    (void)arg;
-    (void)message;
+// A connection and what its notices said: the server's goodbye to an idle session ("terminating connection due to
+// administrator command", severity FATAL) reaches libpq as a notice, before the end of the stream does.
+typedef struct {
+    PGconn *conn;
+    int ended_by_server;
+} pfq_connection;
+
+// Replaces libpq's default receiver, which prints notices on stderr: notices are dropped, a FATAL one remembered.
+static void receive_notice(void *arg, const PGresult *res) {
+    pfq_connection *connection = arg;
+    const char *severity = api.result_error_field(res, PFQ_PG_DIAG_SEVERITY_NONLOCALIZED);
+    if (severity != NULL && (strcmp(severity, "FATAL") == 0 || strcmp(severity, "PANIC") == 0)) {
+        connection->ended_by_server = 1;
+    }
 }
 
 void *pfq_connect(const char *const *keywords, const char *const *values, int expand_dbname) {
-    PGconn *conn = api.connectdb_params(keywords, values, expand_dbname);
-    if (conn != NULL) api.set_notice_processor(conn, ignore_notice, NULL);
-    return conn;
+    pfq_connection *connection = calloc(1, sizeof(pfq_connection));
+    if (connection == NULL) return NULL;
+    connection->conn = api.connectdb_params(keywords, values, expand_dbname);
+    if (connection->conn == NULL) {
+        free(connection);
+        return NULL;
+    }
+    api.set_notice_receiver(connection->conn, receive_notice, connection);
+    return connection;
 }
 
-int pfq_status(const void *conn) { return api.status(conn); }
-const char *pfq_error_message(const void *conn) { return api.error_message(conn); }
-void pfq_finish(void *conn) { api.finish(conn); }
+static PGconn *conn_of(const void *connection) { return ((const pfq_connection *)connection)->conn; }
 
-int pfq_idle_connection_is_dead(void *conn) {
-    if (api.status(conn) != PFQ_CONNECTION_OK) return 1;
+int pfq_status(const void *connection) { return api.status(conn_of(connection)); }
+const char *pfq_error_message(const void *connection) { return api.error_message(conn_of(connection)); }
+
+void pfq_finish(void *connection) {
+    api.finish(conn_of(connection));
+    free(connection);
+}
+
+int pfq_idle_connection_is_dead(void *handle) {
+    pfq_connection *connection = handle;
+    PGconn *conn = connection->conn;
+    if (connection->ended_by_server || api.status(conn) != PFQ_CONNECTION_OK) return 1;
     int fd = api.socket(conn);
     if (fd < 0) return 1;
-    // An idle connection has nothing to read unless the server spoke first: usually its goodbye (an error such as
-    // "terminating connection due to administrator command", which libpq takes as a notice) and then the end of the
-    // stream, which libpq sees only on a read of its own — hence a few rounds. Reading them lets libpq mark the
-    // connection bad; a harmless message (a parameter status) is read and leaves it good.
+    // An idle connection has nothing to read unless the server spoke first: usually its goodbye, a FATAL error that
+    // libpq hands the notice receiver above, and then the end of the stream, which libpq sees only on a read of its
+    // own — hence a few rounds. A harmless message (a parameter status) is read and leaves the connection good.
     for (int round = 0; round < 16 && idle_socket_has_input(fd); round++) {
-        if (!api.consume_input(conn) || api.status(conn) != PFQ_CONNECTION_OK) return 1;
+        if (!api.consume_input(conn) || connection->ended_by_server || api.status(conn) != PFQ_CONNECTION_OK) return 1;
     }
-    return api.status(conn) != PFQ_CONNECTION_OK;
+    return connection->ended_by_server || api.status(conn) != PFQ_CONNECTION_OK;
 }
 
-void *pfq_exec(void *conn, const char *command, int count, const char *const *values) {
-    return api.exec_params(conn, command, count, NULL, values, NULL, NULL, 0);
+void *pfq_exec(void *connection, const char *command, int count, const char *const *values) {
+    return api.exec_params(conn_of(connection), command, count, NULL, values, NULL, NULL, 0);
 }
 
 int pfq_result_status(const void *result) { return api.result_status(result); }

@@ -115,6 +115,20 @@ final class PostgresTokenStorageTests: PostgresTestCase {
         XCTAssertEqual(try storage.withLock("k") { try storage.get("k") }, "2")
     }
 
+    func testAnIdleSessionEndedByTheServerIsKnownDeadWithoutARoundTrip() throws {
+        let name = "probe-\(UUID().uuidString.prefix(8))"
+        let connection = try PostgresConnection.open(
+            keywords: ["dbname", "application_name"], values: [server.connectionString, name])
+        XCTAssertFalse(connection.isKnownDead)
+        try server.admin().sql("SET application_name = 'x'")  // a parameter change elsewhere: not this session's
+        XCTAssertFalse(connection.isKnownDead)
+        let ended = try server.admin().sql(
+            "SELECT pg_terminate_backend(pid, 60000)::text FROM pg_stat_activity WHERE application_name = $1", [name])
+        XCTAssertEqual(ended, ["true"])
+        // The server's FATAL goodbye was sent before the session ended, so this needs no waiting.
+        XCTAssertTrue(connection.isKnownDead)
+    }
+
     func testUnlockedWritesFromManyThreadsThroughTwoConnectionsLoseNothing() throws {
         let storage = try storage(maximumConnections: 2)
         let failures = Failures()

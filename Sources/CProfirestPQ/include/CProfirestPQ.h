@@ -20,8 +20,9 @@ int pfq_load(const char *const *names, int count, char *error, size_t error_size
 /// PQlibVersion(): 150018 for libpq 15.18.
 int pfq_lib_version(void);
 
-/// PQconnectdbParams(keywords, values, expand_dbname) with a notice processor that drops the server's notices
-/// (libpq's default prints them on stderr). Never NULL unless out of memory; check pfq_status.
+/// PQconnectdbParams(keywords, values, expand_dbname), wrapped with a notice receiver that drops the server's notices
+/// (libpq's default prints them on stderr) and remembers a FATAL one (the server ending the session). The handle the
+/// other functions take; never NULL unless out of memory; check pfq_status; pfq_finish frees it, also a failed one.
 void *pfq_connect(const char *const *keywords, const char *const *values, int expand_dbname);
 /// PQstatus(): PFQ_CONNECTION_OK or PFQ_CONNECTION_BAD (or a state of a connection still being made).
 int pfq_status(const void *conn);
@@ -30,7 +31,8 @@ const char *pfq_error_message(const void *conn);
 /// PQfinish(): closes the connection and frees it (also a failed one).
 void pfq_finish(void *conn);
 /// Whether an idle connection is known to be dead without a round trip: the server closed it (a restart,
-/// pg_terminate_backend) and its last words are waiting in the socket. 1 when dead, 0 when it looks alive.
+/// pg_terminate_backend) and its last words — a FATAL error, the end of the stream — are waiting in the socket or
+/// were read. 1 when dead, 0 when it looks alive.
 int pfq_idle_connection_is_dead(void *conn);
 
 /// PQexecParams() with `count` text parameters (NUL-terminated, no NULLs), asking for text results.
@@ -73,5 +75,6 @@ void pfq_conninfo_free(void *options);
 // Error fields (postgres_ext.h): characters there, their codes here, since Swift imports numeric macros only.
 #define PFQ_PG_DIAG_SQLSTATE 67  // 'C'
 #define PFQ_PG_DIAG_MESSAGE_PRIMARY 77  // 'M'
+#define PFQ_PG_DIAG_SEVERITY_NONLOCALIZED 86  // 'V'
 
 #endif // CPROFIRESTPQ_H

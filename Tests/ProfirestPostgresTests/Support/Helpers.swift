@@ -74,8 +74,13 @@ struct Probe {
         return (try? JSONSerialization.jsonObject(with: line.prefix { $0 != UInt8(ascii: "\n") })) as? [String: Any] ?? [:]
     }
 
-    /// Its last line once it has exited, and its exit status.
-    func finished() -> (status: Int32, summary: [String: Any]) {
+    /// Its last line once it has exited, and its exit status; a probe still running after `timeout` (generous: both
+    /// cores may be busy) is killed, which fails the test that expected it to finish.
+    func finished(timeout: TimeInterval = 300) -> (status: Int32, summary: [String: Any]) {
+        let process = self.process
+        let watchdog = DispatchWorkItem { if process.isRunning { ProcessControl.kill(process) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let last = String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? "{}"

@@ -81,10 +81,13 @@ final class PostgresServer: @unchecked Sendable {
     private init(binaries: String, port: Int) throws {
         self.port = port
         password = (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
-        var template = Array((NSTemporaryDirectory() + "profirest-pg-XXXXXX").utf8CString)
+        let runAs = Self.unprivilegedUser()
+        // The server's user must reach its directory: under /tmp when the tests run as root, whose TMPDIR may be
+        // closed to others.
+        let base = runAs == nil ? NSTemporaryDirectory() : "/tmp/"
+        var template = Array((base + (base.hasSuffix("/") ? "" : "/") + "profirest-pg-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw StartFailure(message: "mkdtemp failed") }
         directory = String(cString: made)
-        let runAs = Self.unprivilegedUser()
         try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/pw"))
         if let (uid, gid) = runAs {
             for path in [directory, directory + "/pw"] where chown(path, uid, gid) != 0 {
