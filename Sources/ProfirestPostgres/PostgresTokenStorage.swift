@@ -23,11 +23,14 @@ import ProfirestAPI
 /// key go through the session that holds the lock, so they run only while the lock is held: if that session ends
 /// during the body (a server restart, `pg_terminate_backend`), they throw, and `withLock` throws `StorageError`
 /// (`.lockFailed`) after the body, since another process may have taken the lock meanwhile. Within this process a
-/// lock per key comes first, so threads wait for it without holding a connection, and a nested `withLock` on the
-/// same key throws `.reentrantLock` instead of waiting forever.
+/// lock per key comes first, so threads and tasks wait for it without holding a connection, and a nested `withLock`
+/// on the same key throws `.reentrantLock` instead of waiting forever. `withAsyncLock` (what the library uses) waits
+/// without blocking a thread: for this process's lock and a free connection suspended, for another process's lock on
+/// one of a few threads the module shares — so a backend serving a thousand restaurants holds no thread per refresh.
 ///
-/// **Connections**: libpq connections are not thread-safe, so each statement borrows one from a small pool (at
-/// most `maximumConnections` open at once) and every lock holder has its own. A connection found closed by the
+/// **Connections**: libpq connections are not thread-safe, so each statement borrows one from a small pool and every
+/// lock holder has its own: at most `maximumConnections` for statements and as many for locks held at once, so that a
+/// statement never waits behind a lock's body (which may await a token request). A connection found closed by the
 /// server is replaced before a statement is sent on it; when a connection is lost while a statement runs, a read is
 /// retried once on a new connection, while a write — which may or may not have happened — throws
 /// `StorageError` (`.unwritable`) saying so.
@@ -40,7 +43,7 @@ import ProfirestAPI
 /// ```swift
 /// let storage = try PostgresTokenStorage(connectionString: "host=db.internal dbname=partner user=partner")
 /// ```
-public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
+public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
     /// The table the rows are in, as given (`profirest_tokens`, or a schema-qualified `tokens.profirest`).
     public let table: String
     private let target: ConnectionTarget
@@ -63,8 +66,10 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     ///   - connectionString: where to connect and as whom; never shown by the storage or its errors.
     ///   - table: the table to keep the rows in, an unquoted identifier (letters, digits and `_`, optionally after a
     ///     schema and a dot); created when missing.
-    ///   - maximumConnections: the most connections open at once (each `withLock` in progress holds one; a body
-    ///     calling the storage may open one more); further calls wait for one to be free.
+    ///   - maximumConnections: the most connections in use at once for statements, and again for locks (each
+    ///     `withLock` or `withAsyncLock` in progress holds one; a body calling the storage may open one more); further
+    ///     statements wait for a free connection, further locks wait suspended (`withAsyncLock`) or blocked
+    ///     (`withLock`).
     ///   - libraryPath: libpq to load, instead of looking for `libpq.so.5` (and macOS's names); one that cannot be
     ///     loaded throws. The first libpq a process loads is the one all its storages use.
     /// - Throws: `StorageError`: `.unreadable` when libpq cannot be loaded, the connection string cannot be
@@ -105,12 +110,12 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
         pool = ConnectionPool(limit: maximumConnections) {
             try PostgresConnection.open(keywords: target.keywords, values: target.values)
         }
-        let connection = try take(kind: .unreadable, key: nil)
+        let connection = try take(.statement, kind: .unreadable, key: nil)
         do {
             try createTableIfMissing(connection)
-            pool.giveBack(connection)
+            pool.giveBack(connection, .statement)
         } catch let failure as QueryFailure {
-            pool.discard(connection)
+            pool.discard(connection, .statement)
             throw error(
                 .unwritable, key: nil, failure,
                 doing: "the table is missing and cannot be created (create it yourself: CREATE TABLE \(table) "
@@ -191,14 +196,7 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     ///   before the body did (another process may have held the lock meanwhile; what the body wrote before that
     ///   stays written) — this error then replaces the body's; otherwise whatever `body` throws.
     public func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
-        try check(key, kind: .lockFailed)
-        let local = Self.processLocks.lock(for: "\(target.summary)\u{0}\(table)\u{0}\(key)")
-        if local.isHeldByCurrentThread {
-            throw StorageError(
-                kind: .reentrantLock, path: location(key),
-                reason: "withLock(\"\(key)\") was called inside withLock for the same key on the same thread; "
-                    + "the lock is not re-entrant, so use get/set/remove directly inside the body")
-        }
+        let local = try unheldLocal(key)
         local.acquire()
         defer { local.release() }
         let holder = try lock(key)
@@ -206,14 +204,60 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
         let outcome = Result { try body() }
         holders.pop(holder)
         unlock(holder)
-        if holder.lost {
-            throw StorageError(
-                kind: .lockFailed, path: location(key),
-                reason: "the connection holding the lock was lost before the body ended, so the lock was released "
-                    + "early and another process may have held it meanwhile; what the body wrote before that stays "
-                    + "written — read the key again and retry")
-        }
+        if holder.lost { throw lostLock(key) }
         return try outcome.get()
+    }
+
+    /// Runs `body` while holding `key`'s advisory lock, like ``withLock(_:_:)``, without blocking the calling thread,
+    /// so that a backend serving many connections holds no thread per refresh.
+    ///
+    /// The task waits suspended for the other threads and tasks of this process and for a free connection; the
+    /// lock itself is tried at once, and only while another process holds it is it waited for on one of a few threads
+    /// this module shares for that. `get`, `set` and `remove` of `key` inside `body` (and in tasks it starts) run on
+    /// the session that holds the lock.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key the lock is for.
+    ///   - body: the work to do under the lock; `get`, `set` and `remove` may be called inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: `StorageError`: `.reentrantLock` when the calling task or thread already holds `key`'s lock;
+    ///   `.lockFailed` when the lock cannot be taken or the session holding it ended before the body did (as for
+    ///   ``withLock(_:_:)``); otherwise whatever `body` throws.
+    public func withAsyncLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await unheldLocal(key).withAsyncLock {
+            let holder = try await lockAsync(key)
+            let outcome: Result<T, Error>
+            do {
+                outcome = .success(try await LockHolder.$ofTask.withValue(LockHolder.ofTask + [holder]) { try await body() })
+            } catch {
+                outcome = .failure(error)
+            }
+            unlock(holder)
+            if holder.lost { throw lostLock(key) }
+            return try outcome.get()
+        }
+    }
+
+    /// This process's lock of `key` (before the advisory lock, so that threads and tasks wait here without holding a
+    /// connection), checked not to be the caller's already.
+    private func unheldLocal(_ key: String) throws -> OwnedLock {
+        try check(key, kind: .lockFailed)
+        let local = Self.processLocks.lock(for: "\(target.summary)\u{0}\(table)\u{0}\(key)")
+        if local.isHeldByCaller {
+            throw StorageError(
+                kind: .reentrantLock, path: location(key),
+                reason: "withLock(\"\(key)\") was called inside withLock for the same key on the same thread or task; "
+                    + "the lock is not re-entrant, so use get/set/remove directly inside the body")
+        }
+        return local
+    }
+
+    private func lostLock(_ key: String) -> StorageError {
+        StorageError(
+            kind: .lockFailed, path: location(key),
+            reason: "the connection holding the lock was lost before the body ended, so the lock was released "
+                + "early and another process may have held it meanwhile; what the body wrote before that stays "
+                + "written — read the key again and retry")
     }
 
     // MARK: Statements
@@ -227,21 +271,21 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
         if let holder = holders.holder(of: key) {
             return try run(sql, parameters, holding: holder, kind: kind, write: write)
         }
-        var connection = try take(kind: kind, key: key)
+        var connection = try take(.statement, kind: kind, key: key)
         for attempt in 0..<2 {
-            if connection.isKnownDead { connection = try replace(connection, kind: kind, key: key) }
+            if connection.isKnownDead { connection = try replace(connection, .statement, kind: kind, key: key) }
             switch connection.execute(sql, parameters) {
             case .success(let rows):
-                pool.giveBack(connection)
+                pool.giveBack(connection, .statement)
                 return rows
             case .failure(let failure) where !failure.connectionLost:
-                pool.giveBack(connection)
+                pool.giveBack(connection, .statement)
                 throw error(kind, key: key, failure)
             case .failure(let failure) where write || attempt == 1:
-                pool.discard(connection)
+                pool.discard(connection, .statement)
                 throw write ? lostWhileWriting(key, failure) : error(kind, key: key, failure)
             case .failure:
-                connection = try replace(connection, kind: kind, key: key)
+                connection = try replace(connection, .statement, kind: kind, key: key)
             }
         }
         preconditionFailure("the loop above returns or throws")
@@ -259,7 +303,7 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
                 reason: "the connection holding the lock has ended, so the lock is gone and another process may hold "
                     + "it; nothing was \(write ? "written" : "read")")
         }
-        switch holder.connection.execute(sql, parameters) {
+        switch holder.execute(sql, parameters) {
         case .success(let rows):
             return rows
         case .failure(let failure) where failure.connectionLost:
@@ -275,16 +319,49 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     /// (a lost session holds no lock, so asking again is safe).
     private func lock(_ key: String) throws -> LockHolder {
         let id = Self.lockID(table: table, key: key)
-        var connection = try take(kind: .lockFailed, key: key)
+        var connection = try take(.lock, kind: .lockFailed, key: key)
         for attempt in 0..<2 {
-            if connection.isKnownDead { connection = try replace(connection, kind: .lockFailed, key: key) }
+            if connection.isKnownDead { connection = try replace(connection, .lock, kind: .lockFailed, key: key) }
             switch connection.execute("SELECT pg_advisory_lock($1::bigint)", [String(id)]) {
             case .success:
-                return LockHolder(key: key, lockID: id, connection: connection)
+                return LockHolder(key: key, lockID: id, connection: connection, owner: holders.owner)
             case .failure(let failure) where failure.connectionLost && attempt == 0:
-                connection = try replace(connection, kind: .lockFailed, key: key)
+                connection = try replace(connection, .lock, kind: .lockFailed, key: key)
             case .failure(let failure):
-                if failure.connectionLost { pool.discard(connection) } else { pool.giveBack(connection) }
+                if failure.connectionLost { pool.discard(connection, .lock) } else { pool.giveBack(connection, .lock) }
+                throw error(.lockFailed, key: key, failure, doing: "the lock cannot be taken")
+            }
+        }
+        preconditionFailure("the loop above returns or throws")
+    }
+
+    /// `lock(_:)` for an async body: the connection is waited for suspended, the lock is tried at once
+    /// (`pg_try_advisory_lock`: it is almost always free), and only while another session holds it is it waited for,
+    /// on one of this module's few shared threads (`WaitingThreads`) — never on a thread of the cooperative pool.
+    private func lockAsync(_ key: String) async throws -> LockHolder {
+        let id = Self.lockID(table: table, key: key)
+        var connection: PostgresConnection
+        do {
+            connection = try await pool.takeLock(beyondLimit: holders.callerHoldsAny)
+        } catch let failure as QueryFailure {
+            throw cannotConnect(.lockFailed, key: key, failure)
+        }
+        for attempt in 0..<2 {
+            if connection.isKnownDead { connection = try replace(connection, .lock, kind: .lockFailed, key: key) }
+            var outcome = connection.execute("SELECT pg_try_advisory_lock($1::bigint)", [String(id)])
+            if case .success(let rows) = outcome, rows.first != "t" {
+                let waiting = connection
+                outcome = await WaitingThreads.shared.run {
+                    waiting.execute("SELECT pg_advisory_lock($1::bigint)", [String(id)])
+                }
+            }
+            switch outcome {
+            case .success:
+                return LockHolder(key: key, lockID: id, connection: connection, owner: holders.owner)
+            case .failure(let failure) where failure.connectionLost && attempt == 0:
+                connection = try replace(connection, .lock, kind: .lockFailed, key: key)
+            case .failure(let failure):
+                if failure.connectionLost { pool.discard(connection, .lock) } else { pool.giveBack(connection, .lock) }
                 throw error(.lockFailed, key: key, failure, doing: "the lock cannot be taken")
             }
         }
@@ -294,36 +371,37 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     /// Releases the lock and gives its connection back; a connection that cannot say it released the lock is
     /// closed instead, which ends its session and so releases the lock too.
     private func unlock(_ holder: LockHolder) {
+        holder.markReleased()
         guard !holder.lost else {
-            pool.discard(holder.connection)
+            pool.discard(holder.connection, .lock)
             return
         }
-        switch holder.connection.execute("SELECT pg_advisory_unlock($1::bigint)", [String(holder.lockID)]) {
+        switch holder.execute("SELECT pg_advisory_unlock($1::bigint)", [String(holder.lockID)]) {
         case .success(let rows) where rows.first == "t":
-            pool.giveBack(holder.connection)
+            pool.giveBack(holder.connection, .lock)
         case .success:
             // The session did not hold the lock: it cannot have kept it all along.
             holder.lost = true
-            pool.discard(holder.connection)
+            pool.discard(holder.connection, .lock)
         case .failure(let failure):
             if failure.connectionLost { holder.lost = true }
-            pool.discard(holder.connection)
+            pool.discard(holder.connection, .lock)
         }
     }
 
-    private func take(kind: StorageError.Kind, key: String?) throws -> PostgresConnection {
+    private func take(_ lane: ConnectionPool.Lane, kind: StorageError.Kind, key: String?) throws -> PostgresConnection {
         do {
-            return try pool.take(beyondLimit: holders.currentThreadHoldsAny)
+            return try pool.take(lane, beyondLimit: holders.callerHoldsAny)
         } catch let failure as QueryFailure {
             throw cannotConnect(kind, key: key, failure)
         }
     }
 
-    private func replace(_ dead: PostgresConnection, kind: StorageError.Kind, key: String?) throws
-        -> PostgresConnection
+    private func replace(_ dead: PostgresConnection, _ lane: ConnectionPool.Lane, kind: StorageError.Kind, key: String?)
+        throws -> PostgresConnection
     {
         do {
-            return try pool.replace(dead)
+            return try pool.replace(dead, lane)
         } catch let failure as QueryFailure {
             throw cannotConnect(kind, key: key, failure)
         }
