@@ -56,7 +56,9 @@ async def stream(request):
 
 
 async def stream_cut(request):
-    return json_response({"cut": await cut_streams(sb_of(request))})
+    """Closes the open streams now: every one, or with {"connection": id} only that connection's."""
+    body = await read_json(request)
+    return json_response({"cut": await cut_streams(sb_of(request), body.get("connection"))})
 
 
 async def expire_cursors(request):

@@ -175,3 +175,26 @@ def test_the_event_generator_refuses_bad_requests_and_stops_on_reset(api):
     assert api.admin("POST", "/events/generator", {"rate": 2, "restaurant_ids": ["11"]})["restaurants"] == 1
     api.admin("POST", "/reset", {})
     assert api.admin("GET", "/events/generator")["running"] is False
+
+
+def test_one_restaurants_feed_can_be_failed_and_cut_alone(api):
+    from .test_events import Stream
+    rows = api.admin("POST", "/consents/bulk", {"count": 2, "scope": "restaurants:read events:read"})["data"]
+    hit, spared = rows
+    api.admin("POST", "/faults", {"path": "/v2/events*", "restaurant_id": hit["restaurant_id"], "count": None,
+                                  "action": "status", "status": 503})
+    for row, status in [(hit, 503), (spared, 200)]:
+        r = api.call("GET", "/v2/events", row["access_token"], params={"restaurant_id": row["restaurant_id"]})
+        assert r.status_code == status, r.text
+    assert api.call("GET", "/v2/events", hit["access_token"]).status_code == 200, "without the restaurant in the query"
+    r = api.http.post(api.base + "/_sandbox/faults", json={"path": "*", "restaurant_id": 13, "action": "garbage"})
+    assert r.status_code == 400
+    api.admin("DELETE", "/faults")
+    streams = {row["connection_id"]: Stream(api, row["access_token"]) for row in rows}
+    for s in streams.values():
+        assert s.next() == ["retry: 2000", ": open"]
+    assert api.admin("POST", "/stream/cut", {"connection": hit["connection_id"]})["cut"] == 1
+    assert streams[hit["connection_id"]].next() is None, "its stream ended"
+    api.admin("POST", "/events", {"restaurant_id": spared["restaurant_id"]})
+    assert streams[spared["connection_id"]].next_event() is not None, "the other stream goes on"
+    streams[spared["connection_id"]].close(api)
