@@ -82,6 +82,10 @@ let package = Package(
         .target(name: "ProfirestCodegenKit", swiftSettings: strict),
         .executableTarget(name: "ProfirestCodegen", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
         .executableTarget(name: "Pichacka", dependencies: ["ProfirestAPI"], swiftSettings: strict),
+        // Not a product: the example of a partner's backend serving many restaurants from one process (the article
+        // "Serving many restaurants"), run by its integration test against the sandbox.
+        .executableTarget(
+            name: "PartnerServer", dependencies: ["ProfirestAPI", "ProfirestPostgres"], swiftSettings: strict),
         // Not a product: the processes of the cross-process refresh tests (and the bench's cross-process keys).
         .executableTarget(
             name: "ProfirestRefreshProbe", dependencies: ["ProfirestAPI", "ProfirestPostgres"], swiftSettings: strict),
