@@ -124,6 +124,7 @@ void pfc_slist_free_all(void *list);
 // Multi options (CURLMOPT_*) and their values.
 #define PFC_MOPT_PIPELINING 3
 #define PFC_MOPT_MAXCONNECTS 6
+#define PFC_MOPT_MAX_CONCURRENT_STREAMS 16
 #define PFC_MOPT_SOCKETFUNCTION 20001
 #define PFC_MOPT_SOCKETDATA 10002
 #define PFC_MOPT_TIMERFUNCTION 20004
