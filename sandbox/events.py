@@ -87,7 +87,7 @@ async def list_events(ctx: Ctx) -> web.Response:
         return json_response({"data": [], "next_cursor": cursor(sb, end), "has_more": False})
     pos = parse_cursor(sb, raw)
     data, last, has_more = [], end, False
-    for seq, ev in sb.store.events_after(pos, end):
+    for seq, ev in sb.store.events_after(pos, end, reach):  # only the reachable restaurants' rows are read
         if not _visible(ev, types, reach):
             continue
         if len(data) == limit:
