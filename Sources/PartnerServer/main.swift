@@ -92,8 +92,8 @@ final class PartnerServer: Sendable {
     /// The storage key of a restaurant's connection: one document per connection, all in one storage.
     func key(_ restaurant: String) -> String { "profirest-api:\(clientID):restaurant-\(restaurant)" }
 
-    /// Follows `restaurant`'s feed until its connection is lost; returns the task that reads it.
-    func serve(_ restaurant: String) -> Task<Void, Never> {
+    /// Follows `restaurant`'s feed until its connection is lost; returns its reader and the task that runs it.
+    func serve(_ restaurant: String) -> (watcher: EventWatcher, task: Task<Void, Never>) {
         let tally = self.tally
         let quiet = self.quiet
         // No `transport`: every client gets the process's shared one (on Linux one libcurl multi handle and one thread).
@@ -114,7 +114,7 @@ final class PartnerServer: Sendable {
                 // Waited out by the watcher (Retry-After, or 1 s doubling up to 60 s): this restaurant alone.
                 if !quiet { log("restaurant \(restaurant): \((error as? ProfirestAPIError)?.code ?? "\(error)")") }
             }))
-        return Task { await watcher.run() }
+        return (watcher, Task { await watcher.run() })
     }
 }
 
@@ -169,7 +169,17 @@ guard !restaurants.isEmpty else {
     exit(1)
 }
 log("Serving \(restaurants.count) restaurants from \(settings.base)")
-let feeds = restaurants.map { server.serve($0) }
+// In waves of 100, each streaming (or given 30 s) before the next starts: a thousand requests at once would only queue
+// at the server, and their frames would stay in this process's heap (about 8 KB a connection, BENCHMARKS.md).
+var feeds: [Task<Void, Never>] = []
+for start in stride(from: 0, to: restaurants.count, by: 100) {
+    let wave = restaurants[start..<min(start + 100, restaurants.count)].map { server.serve($0) }
+    feeds += wave.map(\.task)
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline, wave.contains(where: { !$0.watcher.isStreaming }) {
+        try await Task.sleep(nanoseconds: 50_000_000)
+    }
+}
 
 let started = Date()
 while settings.seconds.map({ Date().timeIntervalSince(started) < $0 }) ?? true {
