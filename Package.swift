@@ -97,7 +97,10 @@ let package = Package(
             name: "ProfirestBench", dependencies: ["ProfirestAPI", "ProfirestTestSupport", "CProfirestCurl"],
             path: "benchmarks/ProfirestBench",
             swiftSettings: strict),
-        .testTarget(name: "ProfirestAPITests", dependencies: ["ProfirestAPI", "ProfirestTestSupport"], swiftSettings: strict),
+        // ProfirestPostgres: the articles' code that shows the PostgreSQL storage compiles here too.
+        .testTarget(
+            name: "ProfirestAPITests", dependencies: ["ProfirestAPI", "ProfirestTestSupport", "ProfirestPostgres"],
+            swiftSettings: strict),
         .testTarget(name: "ProfirestCodegenTests", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
         // Against a real PostgreSQL server that the tests start themselves (initdb into a temporary directory).
         .testTarget(
