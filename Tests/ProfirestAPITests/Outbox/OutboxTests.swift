@@ -259,24 +259,6 @@ final class OutboxTests: XCTestCase {
 }
 
 extension OutboxTests {
-    /// Issue 20, 1: keep or refuse follows the catalog's retryable column — the rule the pipeline's retries read —
-    /// plus the failures that came without the API's answer and the connection's own state. Every code of the
-    /// catalog is checked against its row.
-    func testKeepOrRefuseIsTheCatalogsRetryableColumnForEveryCode() {
-        for (code, entry) in ErrorCatalog.entries {
-            XCTAssertEqual(ProfirestAPIError.isRetryable(code: code, status: entry.status), entry.retryable, code)
-            let error = ProfirestAPIError(code: code, status: entry.status, title: code, retryable: entry.retryable)
-            let noAnswer = entry.status == 0 || (300...399).contains(entry.status) || entry.status >= 500
-            let connection = [ErrorCode.invalidToken, ErrorCode.notPaired, ErrorCode.insufficientScope,
-                              ErrorCode.proxyAuthenticationRequired].contains(code)
-            XCTAssertEqual(SendPolicy.keepsWriteWaiting(error), entry.retryable || noAnswer || connection, code)
-        }
-        let locked = ProfirestAPIError(code: ErrorCode.staffLocked, status: 429, title: "locked", retryAfter: 300)
-        XCTAssertFalse(SendPolicy.keepsWriteWaiting(locked), "a lock after wrong PINs is refused, not waited out")
-        XCTAssertFalse(ProfirestAPIError.isRetryable(code: "quota_exceeded", status: 429), "an unknown 4xx is not retried")
-        XCTAssertTrue(ProfirestAPIError.isRetryable(code: "database_on_fire", status: 503), "an unknown code by its status")
-    }
-
     /// Issue 20, 1: a punch with a wrong PIN during a lockout is refused at once with the lock's seconds — never
     /// "saved offline" to be waited out and refused five minutes later.
     func testAPunchDuringALockoutIsRefusedAtOnceWithItsSeconds() async throws {
