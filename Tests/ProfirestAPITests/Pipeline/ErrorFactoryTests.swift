@@ -68,6 +68,34 @@ final class ErrorFactoryTests: XCTestCase {
         XCTAssertEqual(e?.requestID, "req_h")
     }
 
+    /// A failure without an answer, by its `URLError` code, in the client's language; the transport's error stays
+    /// as the cause, and an error that is no `URLError` is a network error naming its type.
+    func testATransportFailureIsClassifiedByItsCode() {
+        let errors = ErrorFactory(language: "en", redaction: Redaction(secrets: []))
+        let cases: [(URLError.Code, String)] = [
+            (.timedOut, ErrorCode.timeout), (.serverCertificateUntrusted, ErrorCode.certificateUntrusted),
+            (.serverCertificateHasUnknownRoot, ErrorCode.certificateUntrusted),
+            (.serverCertificateHasBadDate, ErrorCode.certificateUntrusted), (.cannotParseResponse, ErrorCode.invalidResponse),
+            (.notConnectedToInternet, ErrorCode.networkError), (.networkConnectionLost, ErrorCode.networkError),
+            (.cannotFindHost, ErrorCode.networkError),
+        ]
+        for (code, expected) in cases {
+            let e = errors.fromTransport(URLError(code))
+            XCTAssertEqual(e.code, expected, "\(code)")
+            XCTAssertEqual(e.status, 0, "\(code)")
+            XCTAssertEqual(e.retryable, expected == ErrorCode.timeout || expected == ErrorCode.networkError, "\(code)")
+            XCTAssertEqual(e.title, ErrorCatalog.entry(for: expected)?.titleEN)
+            XCTAssertTrue(e.detail?.contains("\(code.rawValue)") == true, e.detail ?? "")
+            XCTAssertEqual((e.underlyingError as? URLError)?.code, code)
+        }
+        XCTAssertTrue(errors.fromTransport(URLError(.serverCertificateUntrusted)).detail?.contains(ErrorFactory.howToTrust) == true)
+        struct SocketGone: Error {}
+        let other = errors.fromTransport(SocketGone())
+        XCTAssertEqual(other.code, ErrorCode.networkError)
+        XCTAssertTrue(other.detail?.contains("SocketGone") == true, other.detail ?? "")
+        XCTAssertTrue(other.underlyingError is SocketGone)
+    }
+
     // MARK: Bodies that are not problem+json; the status fallback and the catalog's titles
 
     func testAnHTMLBadGatewayFromAProxy() async {

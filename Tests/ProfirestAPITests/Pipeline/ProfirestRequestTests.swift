@@ -74,6 +74,17 @@ final class ProfirestRequestTests: XCTestCase {
         XCTAssertEqual(h.last?.url.absoluteString, "https://api.mujprofirest.cz/v2/events?since=x&limit=5")
     }
 
+    /// The two flavours in one place: RFC 3986 for paths and queries, x-www-form-urlencoded for the OAuth forms;
+    /// both encode `+`, which a server reads bare as a space.
+    func testTheTwoPercentEncodings() {
+        XCTAssertEqual(PercentEncoding.rfc3986("a b+c*~/"), "a%20b%2Bc%2A~%2F")
+        XCTAssertEqual(PercentEncoding.form("a b+c*~/"), "a+b%2Bc*%7E%2F")
+        XCTAssertEqual(PercentEncoding.form("řš"), "%C5%99%C5%A1")
+        XCTAssertEqual(
+            PercentEncoding.formBody(["scope": "attendance:read orders", "grant_type": "refresh_token"]),
+            "grant_type=refresh_token&scope=attendance%3Aread+orders")
+    }
+
     // MARK: Bodies: dictionary or array literal, Encodable model, .data, .text
 
     func testDictionaryLiteralBodyIsSortedJSON() async throws {
