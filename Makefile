@@ -7,13 +7,13 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: chart snippets check-snippets check-curl-abi dist dist-test quickstart-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
+.PHONY: chart snippets check-snippets check-curl-abi check-pq-abi dist dist-test quickstart-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, the
 ## scripts' tests, fuzz, the release archive. Every step runs to its end even when an earlier one failed (a step that
 ## needs a failed one fails too), so one run shows every failure; the run ends with the failed steps and the line
 ## `make-test: N passed, N failed`, and fails when any step failed (scripts/run-steps.sh). `make STEP` runs one.
-TEST_STEPS := lint-contract check-generated check-snippets check-curl-abi build docs swift-test swift-test-tsan sandbox-test tools-test \
+TEST_STEPS := lint-contract check-generated check-snippets check-curl-abi check-pq-abi build docs swift-test swift-test-tsan sandbox-test tools-test \
 	demo-test soak-short fuzz dist-test quickstart-test
 test:
 	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED)" scripts/run-steps.sh make-test $(TEST_STEPS)
@@ -34,6 +34,12 @@ lint-contract: venv
 ## headers are not installed; tools/check_curl_abi.py)
 check-curl-abi:
 	$(PYTHON) tools/check_curl_abi.py
+
+## check-pq-abi: the libpq constants, function prototypes and the one structure Sources/CProfirestPQ mirrors, checked at
+## compile time against libpq's own headers (Debian's libpq-dev, downloaded and unpacked into a temporary directory when
+## the headers are not installed; tools/check_pq_abi.py)
+check-pq-abi:
+	$(PYTHON) tools/check_pq_abi.py
 
 ## generate: rewrite Sources/ProfirestAPI/Generated from the contract, and the articles' snippet test (snippets)
 generate: snippets
@@ -63,14 +69,17 @@ build:
 ## docs: the DocC documentation of ProfirestAPI in .build/docs, a static site whose root redirects to
 ## /documentation/profirestapi/ (tools/docs_index.py, which ends the run by printing how to serve it:
 ## `python3 -m http.server -d .build/docs 8000`, then http://127.0.0.1:8000/).
-## Fails when a public symbol has no doc comment, or a public function with parameters outside Generated/ lacks its
-## `- Parameters:`, `- Returns:` or `- Throws:` section (tools/check_docs.py), a ``Symbol`` link is broken, or a folder
+## Fails when a public symbol (of ProfirestAPI or ProfirestPostgres) has no doc comment, or a public function with
+## parameters outside Generated/ lacks its `- Parameters:`, `- Returns:` or `- Throws:` section (tools/check_docs.py), a
+## ``Symbol`` link is broken, or a folder
 ## of the library uses a type of a folder above it (tools/check_layers.py). Regenerates
 ## the articles' snippet test first (snippets), so that the next test build compiles what the articles show.
 ## dump-symbol-graph shares the build of `make build`; on Linux it exits 1 because it also tries the synthesized
 ## test-runner modules (<package>PackageTests, <package>PackageDiscoveredTests), which it cannot load — that error is
 ## ignored, any other fails, and the graph is removed first so a stale one cannot pass.
 SYMBOLGRAPH_DIR := .build/symbolgraph-ProfirestAPI
+## The second library product's public API is checked the same way (tools/check_docs.py --module ProfirestPostgres).
+SYMBOLGRAPH_DIR_PG := .build/symbolgraph-ProfirestPostgres
 DOCC ?= docc
 docs: snippets
 	@bin="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" && graphs="$$(dirname "$$bin")/symbolgraph" && \
@@ -79,8 +88,11 @@ docs: snippets
 	{ $(SWIFT) package $(SWIFT_BUILD_FLAGS) dump-symbol-graph --minimum-access-level public >.build/dump-symbol-graph.log 2>&1 \
 	  || ! grep 'error:' .build/dump-symbol-graph.log | grep -v "symbol graph for '[A-Za-z0-9_]*Package\(Discovered\)\?Tests'" \
 	  || { cat .build/dump-symbol-graph.log; exit 1; }; } && \
-	cp "$$graphs"/ProfirestAPI.symbols.json $$(compgen -G "$$graphs/ProfirestAPI@*.symbols.json") $(SYMBOLGRAPH_DIR)/
+	cp "$$graphs"/ProfirestAPI.symbols.json $$(compgen -G "$$graphs/ProfirestAPI@*.symbols.json") $(SYMBOLGRAPH_DIR)/ && \
+	rm -rf $(SYMBOLGRAPH_DIR_PG) && mkdir -p $(SYMBOLGRAPH_DIR_PG) && \
+	cp "$$graphs"/ProfirestPostgres.symbols.json $$(compgen -G "$$graphs/ProfirestPostgres@*.symbols.json") $(SYMBOLGRAPH_DIR_PG)/
 	$(PYTHON) tools/check_docs.py $(SYMBOLGRAPH_DIR)
+	$(PYTHON) tools/check_docs.py $(SYMBOLGRAPH_DIR_PG) --module ProfirestPostgres
 	$(PYTHON) tools/check_readme_map.py
 	$(PYTHON) tools/check_layers.py
 	$(PYTHON) tools/public_surface.py $(SYMBOLGRAPH_DIR)/ProfirestAPI.symbols.json

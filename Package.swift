@@ -58,6 +58,9 @@ let package = Package(
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
     products: [
         .library(name: "ProfirestAPI", targets: ["ProfirestAPI"]),
+        // A token storage on PostgreSQL, for backends whose replicas share their connections: a product of its own,
+        // so that ProfirestAPI stays free of dependencies (this one needs libpq at run time only).
+        .library(name: "ProfirestPostgres", targets: ["ProfirestPostgres"]),
         .executable(name: "profirest-codegen", targets: ["ProfirestCodegen"]),
         .executable(name: "Pichacka", targets: ["Pichacka"]),
     ],
@@ -69,11 +72,19 @@ let package = Package(
             name: "CProfirestCurl",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "ProfirestAPI", dependencies: ["CProfirestCurl"], swiftSettings: strict),
+        // PostgresTokenStorage speaks to PostgreSQL through libpq, loaded at run time by this tiny C target (dlopen of
+        // libpq.so.5, like CProfirestCurl), so that building the package needs neither libpq's headers nor the
+        // library; its constants and prototypes are checked against libpq-fe.h by tools/check_pq_abi.py.
+        .target(
+            name: "CProfirestPQ",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "ProfirestPostgres", dependencies: ["ProfirestAPI", "CProfirestPQ"], swiftSettings: strict),
         .target(name: "ProfirestCodegenKit", swiftSettings: strict),
         .executableTarget(name: "ProfirestCodegen", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
         .executableTarget(name: "Pichacka", dependencies: ["ProfirestAPI"], swiftSettings: strict),
         // Not a product: the processes of the cross-process refresh tests (and the bench's cross-process keys).
-        .executableTarget(name: "ProfirestRefreshProbe", dependencies: ["ProfirestAPI"], swiftSettings: strict),
+        .executableTarget(
+            name: "ProfirestRefreshProbe", dependencies: ["ProfirestAPI", "ProfirestPostgres"], swiftSettings: strict),
         // Not a product: starting and stopping the local servers (sandbox, loopback) for the tests and the bench, and
         // ScriptedTransport, the in-memory transport of the unit tests (ProfirestAPI's public API only).
         .target(name: "ProfirestTestSupport", dependencies: ["ProfirestAPI"], swiftSettings: strict),
@@ -84,6 +95,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "ProfirestAPITests", dependencies: ["ProfirestAPI", "ProfirestTestSupport"], swiftSettings: strict),
         .testTarget(name: "ProfirestCodegenTests", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
+        // Against a real PostgreSQL server that the tests start themselves (initdb into a temporary directory).
+        .testTarget(
+            name: "ProfirestPostgresTests", dependencies: ["ProfirestPostgres", "ProfirestAPI", "ProfirestTestSupport"],
+            swiftSettings: strict),
     ] + platformShimTargets,
     // Swift 6 language mode where the compiler has it; a 5.9 compiler falls back to 5.
     swiftLanguageVersions: [.version("6"), .v5]

@@ -71,6 +71,7 @@ def _serve(args) -> int:
         print(f"--fresh: deleted {', '.join(removed)}" if removed else f"--fresh: no state at {args.db}",
               file=sys.stderr)
     config = {"access_token_ttl": args.access_token_ttl, "device_code_ttl": args.device_code_ttl,
+              "refresh_grace": 0 if args.strict_rotation else args.refresh_grace,
               "poll_interval": args.poll_interval, "staff_idle": args.staff_idle, "staff_max": args.staff_max,
               "heartbeat": args.heartbeat, "public_url": args.public_url}
 
@@ -143,7 +144,15 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--fresh", action="store_true",
                    help="delete the state file first: start from the seed data, every pairing forgotten")
     s.add_argument("--validate", action="store_true", help="validate every request and response against the contract")
-    s.add_argument("--access-token-ttl", type=float, default=1800)
+    s.add_argument("--access-token-ttl", type=float, default=1800,
+                   help="seconds an access token lasts (a few make tokens expire every few seconds)")
+    s.add_argument("--refresh-grace", type=float, default=60,
+                   help="seconds in which a rotated refresh token used again answers the same new tokens (a client "
+                        "that lost the answer); 0 = strict rotation")
+    s.add_argument("--strict-rotation", action="store_true",
+                   help="no grace: a rotated refresh token used a second time is invalid_grant, as a strict server "
+                        "answers (same as --refresh-grace 0; POST /_sandbox/config {\"refresh_grace\": 0} switches "
+                        "it at run time)")
     s.add_argument("--device-code-ttl", type=float, default=600)
     s.add_argument("--poll-interval", type=float, default=5)
     s.add_argument("--staff-idle", type=float, default=300)

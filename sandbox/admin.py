@@ -1,14 +1,14 @@
 """The admin JSON API under /_sandbox/ (loopback only, no auth, not part of the contract) and the admin page: their
 routes, in one table. The handlers: admin_connections.py (pairing codes, devices, tokens, automatic consent,
-connections), admin_control.py (faults, the stream service, cursors, restart, settings, reset, sold-out products,
-synthetic events), admin_console.py (what the admin page reads, and the page)."""
+partner consents in bulk, connections), admin_control.py (faults, the stream service, cursors, restart, settings,
+reset, sold-out products, synthetic events), admin_console.py (what the admin page reads, and the page)."""
 from __future__ import annotations
 
 from aiohttp import web
 
 from .admin_common import loopback_only
-from .admin_connections import (auto_consent, connections, decide, devices, expire_tokens, mint_token, pairings,
-                                revoke_connection, unpair)
+from .admin_connections import (auto_consent, bulk_consents, connections, decide, devices, expire_tokens, mint_token,
+                                pairings, revoke_connection, unpair)
 from .admin_console import commits, page, page_js, presence, recent_events, requests_log, restaurants, stats
 from .admin_control import (add_fault, clear_faults, config, delete_fault, expire_cursors, list_faults, reset, restart,
                             sold_out, stream, stream_cut, synthetic_events)
@@ -24,6 +24,7 @@ def routes(app: web.Application) -> None:
     r.add_post("/_sandbox/tokens/expire", expire_tokens)
     r.add_post("/_sandbox/tokens", mint_token)
     r.add_post("/_sandbox/consents/auto", auto_consent)
+    r.add_post("/_sandbox/consents/bulk", bulk_consents)
     r.add_post("/_sandbox/faults", add_fault)
     r.add_get("/_sandbox/faults", list_faults)
     r.add_delete("/_sandbox/faults", clear_faults)

@@ -1,10 +1,11 @@
 """The admin API of connections: pending pairing codes and their decision, devices, tokens minted or expired at
-once, automatic consent, and every device and partner grant with what it does (the console's Connections tab)."""
+once, partner consents in bulk, automatic consent, and every device and partner grant with what it does (the
+console's Connections tab)."""
 from __future__ import annotations
 
 import json
 
-from . import connection, contract, oauth, pairing
+from . import connection, contract, oauth, pairing, restaurants
 from .admin_common import err, open_streams, read_json, sb_of
 from .clients import CLIENTS, client_name
 from .db import iso, now
@@ -81,6 +82,47 @@ async def mint_token(request):
     sb.store.put("grant", grant_id, {"id": grant_id, "client_id": cid, "restaurant_ids": rids, "scopes": scopes,
                                      "active": True})
     return json_response(oauth.issue_tokens(sb, "partner", grant_id, cid, scopes))
+
+
+MAX_BULK_CONSENTS = 10_000
+
+
+async def bulk_consents(request):
+    """{"count": 1000, "client_id": "moje-aplikace", "scope": "restaurants:read events:read"}: `count` partner
+    consents at once, as if that many owners had each approved the partner for a restaurant of their own — a new
+    restaurant each (or, with "restaurant_ids", all for those) — with their tokens; for benchmarks of partner servers.
+    One commit for all: a thousand take well under a second."""
+    sb = sb_of(request)
+    body = await read_json(request)
+    cid = body.get("client_id", "moje-aplikace")
+    client = CLIENTS.get(cid)
+    if not client or client["kind"] != "partner":
+        partners = ", ".join(c for c, v in CLIENTS.items() if v["kind"] == "partner")
+        return err(400, f"client_id is a partner client ({partners})")
+    count = body.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_BULK_CONSENTS:
+        return err(400, f"count is an integer 1…{MAX_BULK_CONSENTS}")
+    scope = body.get("scope", body.get("scopes"))
+    scopes = scope.split() if isinstance(scope, str) else list(scope or contract.all_scopes())
+    unknown = [s for s in scopes if s not in contract.all_scopes()]
+    if unknown or not scopes:
+        return err(400, f"unknown scopes: {' '.join(unknown)}" if unknown else "no scope")
+    shared = body.get("restaurant_ids")
+    if shared is not None:
+        shared = [str(r) for r in shared]
+        missing = [r for r in shared if not sb.restaurant(r)]
+        if not shared or missing:
+            return err(404, f"no restaurant {', '.join(missing)}" if missing else "restaurant_ids is empty")
+    out = []
+    with sb.store.transaction():
+        rids = [shared] * count if shared else [[r] for r in restaurants.add_restaurants(sb, count)]
+        for reach in rids:
+            grant_id = new_id("grant_", 10)
+            sb.store.put("grant", grant_id, {"id": grant_id, "client_id": cid, "restaurant_ids": reach,
+                                             "scopes": scopes, "active": True, "created_at": iso(), "issuer": None})
+            tokens = oauth.issue_tokens(sb, "partner", grant_id, cid, scopes)
+            out.append({"connection_id": grant_id, "restaurant_id": reach[0], "restaurant_ids": reach, **tokens})
+    return json_response({"client_id": cid, "scopes": scopes, "count": count, "data": out}, 201)
 
 
 async def auto_consent(request):

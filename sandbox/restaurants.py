@@ -14,6 +14,19 @@ from .paging import page
 from .state import SANDBOX, Sandbox, token_hash
 
 
+def add_restaurants(sb: Sandbox, count: int) -> list[str]:
+    """`count` new restaurants, numbered after the highest numeric id ("Restaurace 13", …; restaurant 12's short menu
+    is every restaurant's but 11's), for partner consents in bulk; their ids. A reset forgets them."""
+    taken = [int(r["id"]) for r in sb.store.list("restaurant") if str(r["id"]).isdigit()]
+    first = max(taken, default=12) + 1
+    hours = [{"weekday": d, "intervals": [{"from": "10:00", "to": "22:00"}]} for d in range(1, 8)]
+    for n in range(first, first + count):
+        sb.store.put("restaurant", str(n), {"id": str(n), "name": f"Restaurace {n}", "city": "Brno",
+                                            "address": f"Testovací {n}, 602 00 Brno", "timezone": "Europe/Prague",
+                                            "currency": "CZK", "opening_hours": hours}, str(n))
+    return [str(n) for n in range(first, first + count)]
+
+
 def summary(r: dict) -> dict:
     return {"id": r["id"], "name": r["name"], "city": r["city"]}
 

@@ -27,7 +27,9 @@ DEFAULT_CONFIG = {
     "staff_attempt_window": 300,
     "quote_ttl": 900,
     "auth_code_ttl": 60,
-    "refresh_grace": 60,  # a rotated refresh token replayed this soon answers the same new tokens (a lost answer)
+    # A rotated refresh token replayed this soon answers the same new tokens (a lost answer); 0: strict rotation, a
+    # second use is always invalid_grant (python -m sandbox --strict-rotation).
+    "refresh_grace": 60,
     "idempotency_ttl": 86400,
     "heartbeat": 15,
     # What the stream's Profirest-Heartbeat header says; None: the heartbeat itself. The soak compresses the client's

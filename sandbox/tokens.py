@@ -1,5 +1,6 @@
 """The token endpoint (POST /oauth/token: the device_code, authorization_code and refresh_token grants; a public
-client's refresh token is single-use and rotates, a lost answer is replayed within the grace window) and revocation
+client's refresh token is single-use and rotates, a lost answer is replayed within the grace window — none with
+refresh_grace 0, strict rotation: every second use is invalid_grant) and revocation
 (POST /oauth/revoke, RFC 7009: a revoked refresh token ends its device's pairing or its partner's grant)."""
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def _refresh_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Respo
     if tok.get("used"):
         replay = tok.get("replay")
         successor = sb.store.get("token", token_hash(replay["refresh_token"])) if replay else None
-        if replay and now() - tok["used_at"] <= sb.config["refresh_grace"] and successor and not successor.get("used") \
+        grace = sb.config["refresh_grace"]
+        if replay and grace > 0 and now() - tok["used_at"] <= grace and successor and not successor.get("used") \
                 and not successor.get("revoked"):
             # The client lost our answer: the same new tokens again, so a retry does not unpair it.
             sb.stats.refresh_replays += 1

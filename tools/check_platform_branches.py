@@ -18,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCES = [
     "Sources/ProfirestAPI", "Sources/ProfirestTestSupport", "benchmarks/ProfirestBench", "Sources/Pichacka",
     "Sources/ProfirestRefreshProbe", "Sources/ProfirestCodegen", "Sources/ProfirestCodegenKit",
+    "Sources/ProfirestPostgres",
 ]
 # Folders whose every file the Windows-check targets compile again with PROFIREST_SHIMS (TestSupport) or as they are
 # (the bench): see Package.swift.

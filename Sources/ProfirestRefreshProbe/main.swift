@@ -1,6 +1,8 @@
 // ProfirestRefreshProbe — a helper for the cross-process tests and the bench, not a product.
 //
-// One process of several that share one token file:
+// One process of several that share one token storage: the file of --file PATH, or with --postgres CONNINFO
+// (libpq's connection string; a password better in PGPASSWORD than on the command line) the PostgreSQL table of
+// --table NAME (default profirest_tokens) — wherever a mode below says --file PATH:
 //
 //   ProfirestRefreshProbe calls --base URL --file PATH --client ID --calls N
 //       makes N concurrent GET /v2/connection and prints {"ok": n, "errors": {"code": n}, "paired": bool, "ms": t}
@@ -8,8 +10,12 @@
 //       GET /v2/connection, two at a time, for S seconds; every half second prints the running totals
 //       {"ok": n, "errors": {"code": n}, "max_ms": t, "paired": bool} (make soak kills it at random moments and
 //       reads the last complete line)
-//   ProfirestRefreshProbe hold-lock --file PATH --seconds S
-//       takes the file's lock, prints {"locked": true}, and sleeps holding it (a test kills it with SIGKILL there)
+//   ProfirestRefreshProbe hold-lock --file PATH --seconds S [--key K]
+//       takes the storage's lock (for key K, default "probe"), prints {"locked": true}, and sleeps holding it (a test
+//       kills it with SIGKILL there)
+//   ProfirestRefreshProbe increment --file PATH --key K --times N
+//       N times: under the lock of key K, reads the number stored there (none: 0) and stores it plus one; then prints
+//       {"done": N} (several processes at once must lose no increment). A failure prints {"error": "…"} and exits 1.
 //   ProfirestRefreshProbe outbox --base URL --file PATH --client ID --outbox PATH --prefix P --writes N
 //       one of several processes on one outbox file: delivers what the file holds (`run()`) while it hands in N writes
 //       a few milliseconds apart, customers and attendance punches in turn, printing a line as each is accepted —
@@ -20,6 +26,7 @@
 // It never prints a token: only counts, error codes and times.
 import Foundation
 import ProfirestAPI
+import ProfirestPostgres
 
 func emit(_ object: [String: Any]) {
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
@@ -34,10 +41,20 @@ func argument(_ name: String, _ fallback: String? = nil) -> String {
     exit(2)
 }
 
+/// The storage the arguments name: --postgres CONNINFO (and --table), or --file PATH.
+func storage() -> any LockingTokenStorage {
+    guard CommandLine.arguments.contains("--postgres") else { return FileTokenStorage(path: argument("file")) }
+    do {
+        return try PostgresTokenStorage(connectionString: argument("postgres"), table: argument("table", "profirest_tokens"))
+    } catch {
+        emit(["error": String(describing: error)])
+        exit(1)
+    }
+}
+
 func calls() async {
     let api = ProfirestApi(options: .init(
-        baseURL: argument("base"), clientID: argument("client"), language: "en",
-        storage: FileTokenStorage(path: argument("file")), timeout: 20))
+        baseURL: argument("base"), clientID: argument("client"), language: "en", storage: storage(), timeout: 20))
     let count = Int(argument("calls", "5")) ?? 5
     let start = Date()
     let outcomes = await withTaskGroup(of: String.self) { group in
@@ -66,8 +83,7 @@ func calls() async {
 /// Requests in a loop while the soak expires tokens and kills processes around it; the totals as they stand.
 func loop() async {
     let api = ProfirestApi(options: .init(
-        baseURL: argument("base"), clientID: argument("client"), language: "en",
-        storage: FileTokenStorage(path: argument("file")), timeout: 20))
+        baseURL: argument("base"), clientID: argument("client"), language: "en", storage: storage(), timeout: 20))
     let end = Date().addingTimeInterval(Double(argument("seconds", "10")) ?? 10)
     let totals = Totals()
     let reporter = Task {
@@ -119,15 +135,34 @@ final class Totals: @unchecked Sendable {
 }
 
 func holdLock() {
-    let storage = FileTokenStorage(path: argument("file"))
+    let storage = storage()
     let seconds = Double(argument("seconds", "30")) ?? 30
     do {
-        try storage.withLock("probe") {
+        try storage.withLock(argument("key", "probe")) {
             emit(["locked": true])
             Thread.sleep(forTimeInterval: seconds)
         }
     } catch {
         emit(["locked": false, "error": String(describing: type(of: error))])
+        exit(1)
+    }
+}
+
+/// Increments the number under --key, --times times, each under the key's lock (see the top of the file).
+func increment() {
+    let storage = storage()
+    let key = argument("key")
+    let times = Int(argument("times", "100")) ?? 100
+    do {
+        for _ in 0..<times {
+            try storage.withLock(key) {
+                let current = try storage.get(key).flatMap { Int($0) } ?? 0
+                try storage.set(key, String(current + 1))
+            }
+        }
+        emit(["done": times])
+    } catch {
+        emit(["error": String(describing: error)])
         exit(1)
     }
 }
@@ -186,8 +221,9 @@ switch CommandLine.arguments.dropFirst().first {
 case "calls": await calls()
 case "loop": await loop()
 case "hold-lock": holdLock()
+case "increment": increment()
 case "outbox": await outbox()
 default:
-    FileHandle.standardError.write(Data("usage: ProfirestRefreshProbe calls|loop|hold-lock|outbox …\n".utf8))
+    FileHandle.standardError.write(Data("usage: ProfirestRefreshProbe calls|loop|hold-lock|increment|outbox …\n".utf8))
     exit(2)
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Failures of the identity layer that `IdentityAuthorizer` turns into the public errors a request throws. Internal so this layer
-/// does not depend on the pipeline's `ProfirestAPIError`:
+/// Failures of the identity layer that `Identity.requestError` turns into the public errors a request throws. Internal so this layer
+/// does not depend on the request errors (`ProfirestAPIError`):
 ///
 /// | case            | public error |
 /// |-----------------|--------------|

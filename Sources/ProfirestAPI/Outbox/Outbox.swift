@@ -7,7 +7,7 @@ import Foundation
 /// - A write goes out at once when nothing older waits; otherwise behind the older ones, in order.
 /// - No definitive answer (no network, a timeout, 5xx, 429 `rate_limited`, `idempotency_in_progress`, an expired
 ///   pairing) keeps it queued; `run()` sends again after Retry-After or a growing delay, and `flush()` does so on
-///   demand. Which failures keep a write is the pipeline's own rule (`RetryPolicy`), from the error catalog.
+///   demand. Which failures keep a write is one rule (`SendPolicy.keepsWriteWaiting`), on the error catalog's retryable column.
 /// - A refusal for good (any other 4xx, `staff_locked` included) removes it: the caller who handed it in gets the
 ///   error, a write sent later goes to `onFailure`. It never blocks the writes behind it.
 /// - Requests are sent again with the same bytes and Idempotency-Key (the server remembers a key for 24 hours);

@@ -40,7 +40,7 @@ extension Outbox {
     }
 
     /// A queued request, as it was handed in: its bytes, its Idempotency-Key, no staff token, no retries of the
-    /// pipeline's own (the outbox retries, durably).
+    /// core's own (the outbox retries, durably).
     private func send(_ entry: JournalEntry) async -> Verdict {
         let options = RequestOptions(idempotencyKey: .key(entry.id), staff: .none, retries: 0)
         do {
@@ -121,7 +121,7 @@ extension Outbox {
         return .delivered(answer)
     }
 
-    /// Keep or refuse, by the one rule the pipeline's retries follow too (`SendPolicy.keepsWriteWaiting`).
+    /// Keep or refuse, by the one rule on the catalog's retryable column (`SendPolicy.keepsWriteWaiting`).
     private func verdict(_ error: Error) -> Verdict {
         guard let error = error as? ProfirestAPIError else { return .kept(unexpected(error)) }
         return SendPolicy.keepsWriteWaiting(error) ? .kept(error) : .refused(error)

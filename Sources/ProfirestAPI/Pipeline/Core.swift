@@ -112,7 +112,7 @@ final class Core: Sendable {
             let observed = observe.map { observe in
                 Observed(observe: observe, level: policy.observation, attempt: ProfirestEvent.Attempt(
                     method: request.method, path: request.target.url.path, number: number,
-                    idempotencyKey: request.headers[IdempotencyKey.header]))
+                    idempotencyKey: request.headers[RequestOptions.IdempotencyKey.header]))
             }
             observed?.started()
 

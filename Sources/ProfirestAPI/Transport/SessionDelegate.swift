@@ -40,7 +40,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        // Never follow: the 3xx itself is delivered and the pipeline turns it into unexpected_redirect.
+        // Never follow: the 3xx itself is delivered and the attempt turns it into unexpected_redirect.
         completionHandler(nil)
     }
 

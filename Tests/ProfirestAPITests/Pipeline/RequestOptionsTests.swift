@@ -2,20 +2,20 @@ import Foundation
 import XCTest
 @testable import ProfirestAPI
 
-/// `RequestOptions.swift`, `RequestOptionKinds.swift` and `RequestOptions+Redacted.swift`: the per-request options,
-/// their defaults and literals, and what `print`, `debugPrint`, `dump` and a mirror show of them — every setting,
-/// never a token. (How the options shape a request: ProfirestRequestTests, CoreTokenTests.)
+/// `RequestOptions.swift`: the per-request options and their kinds (`IdempotencyKey`, `Staff`, `Auth`), their
+/// defaults and literals, and what `print`, `debugPrint`, `dump` and a mirror show of them — every setting, never a
+/// token. (How the options shape a request: ProfirestRequestTests, CoreTokenTests.)
 final class RequestOptionsTests: XCTestCase {
     static let bearer = "at_SECRET_option_3f8e1c07"
     static let staff = "st_SECRET_option_b42d9e6a"
     static let apiKey = "key_SECRET_option_71ac0d3f"
 
     func testAnIdempotencyKeyWrittenAsAStringIsTheCallersKey() {
-        let option: IdempotencyKeyOption = "order-42"
+        let option: RequestOptions.IdempotencyKey = "order-42"
         XCTAssertEqual(option, .key("order-42"))
         XCTAssertEqual(RequestOptions(idempotencyKey: "k1").idempotencyKey, .key("k1"))
         XCTAssertNotEqual(option, .key("order-43"))
-        XCTAssertNotEqual(IdempotencyKeyOption.auto, .none)
+        XCTAssertNotEqual(RequestOptions.IdempotencyKey.auto, .none)
     }
 
     func testEveryOptionLeftOutKeepsTheClientsBehaviour() {
@@ -43,7 +43,7 @@ final class RequestOptionsTests: XCTestCase {
     }
 
     func testTheAuthAndStaffOptionsDescribeThemselvesWithoutTheirTokens() {
-        let auth: [(AuthOption, String)] = [(.auto, "auto"), (.none, "none"), (.bearer(Self.bearer), "bearer(<redacted>)")]
+        let auth: [(RequestOptions.Auth, String)] = [(.auto, "auto"), (.none, "none"), (.bearer(Self.bearer), "bearer(<redacted>)")]
         for (option, expected) in auth {
             XCTAssertEqual(option.description, expected)
             XCTAssertEqual(option.debugDescription, expected)
@@ -51,7 +51,7 @@ final class RequestOptionsTests: XCTestCase {
             XCTAssertTrue(Mirror(reflecting: option).children.isEmpty, "no children for dump to walk into")
             XCTAssertFalse(dumped(option).contains(Self.bearer), dumped(option))
         }
-        let staff: [(StaffOption, String)] = [
+        let staff: [(RequestOptions.Staff, String)] = [
             (.auto, "auto"), (.required, "required"), (.none, "none"), (.token(Self.staff), "token(<redacted>)"),
         ]
         for (option, expected) in staff {

@@ -1,0 +1,126 @@
+"""A partner at scale: strict refresh-token rotation (no replay grace), partner consents created in bulk, access
+tokens that expire every few seconds."""
+from __future__ import annotations
+
+import time
+
+import requests
+
+from .conftest import start_sandbox, stop
+
+
+def refresh(api, refresh_token: str, client_id: str = "moje-aplikace") -> requests.Response:
+    return api.form("/oauth/token", {"grant_type": "refresh_token", "refresh_token": refresh_token,
+                                     "client_id": client_id})
+
+
+def test_strict_rotation_switched_by_the_admin_api(api):
+    api.admin("POST", "/config", {"refresh_grace": 0})
+    assert api.admin("GET", "/config")["refresh_grace"] == 0
+    tok = api.token("profirest-kds")
+    first = refresh(api, tok["refresh_token"], "profirest-kds")
+    assert first.status_code == 200
+    # At once, before the new refresh token was used: a lenient server would answer the same tokens again.
+    again = refresh(api, tok["refresh_token"], "profirest-kds")
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+    stats = api.admin("GET", "/stats")
+    assert stats["refresh_reuse"] == 1 and stats["refresh_replays"] == 0
+    # The new token still works; the connection is not revoked by the replay.
+    assert refresh(api, first.json()["refresh_token"], "profirest-kds").status_code == 200
+    # Back to the grace: a lost answer is replayed.
+    api.admin("POST", "/config", {"refresh_grace": 60})
+    tok = api.token("profirest-kds")
+    new = refresh(api, tok["refresh_token"], "profirest-kds").json()
+    assert refresh(api, tok["refresh_token"], "profirest-kds").json()["refresh_token"] == new["refresh_token"]
+
+
+def test_strict_rotation_from_the_command_line():
+    proc, ready = start_sandbox("--strict-rotation")
+    try:
+        base = ready["api"]
+        assert requests.get(base + "/_sandbox/config").json()["refresh_grace"] == 0
+        tok = requests.post(base + "/_sandbox/tokens", json={"client_id": "profirest-pos"}).json()
+        form = {"grant_type": "refresh_token", "refresh_token": tok["refresh_token"], "client_id": "profirest-pos"}
+        assert requests.post(base + "/oauth/token", data=form).status_code == 200
+        assert requests.post(base + "/oauth/token", data=form).json()["error"] == "invalid_grant"
+    finally:
+        stop(proc)
+    proc, ready = start_sandbox("--refresh-grace", "5", "--access-token-ttl", "3")
+    try:
+        config = requests.get(ready["api"] + "/_sandbox/config").json()
+        assert config["refresh_grace"] == 5 and config["access_token_ttl"] == 3
+    finally:
+        stop(proc)
+
+
+def test_a_thousand_partner_consents_at_once(api):
+    started = time.monotonic()
+    out = api.admin("POST", "/consents/bulk", {"count": 1000, "client_id": "moje-aplikace",
+                                               "scope": "restaurants:read events:read"})
+    elapsed = time.monotonic() - started
+    assert elapsed < 10, f"{elapsed:.1f} s for 1,000 consents"  # about 0.3 s here; generous for busy machines
+    rows = out["data"]
+    assert out["count"] == 1000 and len(rows) == 1000 and out["scopes"] == ["restaurants:read", "events:read"]
+    assert len({r["restaurant_id"] for r in rows}) == 1000, "a restaurant of its own each"
+    assert len({r["connection_id"] for r in rows}) == 1000
+    assert len({r["access_token"] for r in rows} | {r["refresh_token"] for r in rows}) == 2000
+    assert {"11", "12"}.isdisjoint(r["restaurant_id"] for r in rows)
+    for r in rows[:3] + rows[-3:]:
+        assert r["restaurant_ids"] == [r["restaurant_id"]] and r["token_type"] == "Bearer" and r["expires_in"] > 0
+        conn = api.call("GET", "/v2/connection", r["access_token"]).json()
+        assert conn["kind"] == "partner" and conn["client_id"] == "moje-aplikace"
+        assert [x["id"] for x in conn["restaurants"]] == [r["restaurant_id"]]
+        assert api.call("GET", f"/v2/restaurants/{r['restaurant_id']}", r["access_token"]).status_code == 200
+        assert api.call("GET", "/v2/restaurants/11", r["access_token"]).status_code in (403, 404)
+        events = api.call("GET", "/v2/events", r["access_token"], params={"restaurant_id": r["restaurant_id"]})
+        assert events.status_code == 200, events.text
+    # A refresh of one of them rotates as any partner's does.
+    new = refresh(api, rows[0]["refresh_token"])
+    assert new.status_code == 200 and new.json()["refresh_token"] != rows[0]["refresh_token"]
+    listed = api.admin("GET", "/connections")["data"]
+    assert len([c for c in listed if c["kind"] == "partner"]) == 1000
+    # A reset forgets them, restaurants included.
+    api.admin("POST", "/reset", {})
+    assert api.call("GET", "/v2/connection", rows[1]["access_token"]).status_code == 401
+    assert len(api.admin("GET", "/restaurants")["data"]) == 2
+
+
+def test_bulk_consents_for_existing_restaurants_and_bad_requests(api):
+    out = api.admin("POST", "/consents/bulk", {"count": 3, "restaurant_ids": ["11", "12"], "scopes": None})
+    assert [r["restaurant_ids"] for r in out["data"]] == [["11", "12"]] * 3
+    assert out["client_id"] == "moje-aplikace" and "restaurants:read" in out["scopes"]
+    conn = api.call("GET", "/v2/connection", out["data"][2]["access_token"]).json()
+    assert sorted(x["id"] for x in conn["restaurants"]) == ["11", "12"]
+    second = api.admin("POST", "/consents/bulk", {"count": 2, "client_id": "sandbox-eshop"})["data"]
+    assert len({r["restaurant_id"] for r in second}) == 2 and "13" in {r["restaurant_id"] for r in second}
+    for body, status in [({"count": 0}, 400), ({"count": 10_001}, 400), ({"count": True}, 400), ({"count": "5"}, 400),
+                         ({"client_id": "profirest-pos"}, 400), ({"client_id": "nobody"}, 400),
+                         ({"scope": "admin:everything"}, 400), ({"restaurant_ids": ["99"]}, 404),
+                         ({"restaurant_ids": []}, 404)]:
+        r = api.http.post(api.base + "/_sandbox/consents/bulk", json=body)
+        assert r.status_code == status, (body, r.status_code, r.text)
+        assert "error" in r.json()
+
+
+def test_tokens_that_expire_every_second(api):
+    api.admin("POST", "/config", {"access_token_ttl": 1})
+    rows = api.admin("POST", "/consents/bulk", {"count": 5})["data"]
+    assert {r["expires_in"] for r in rows} == {1}
+    time.sleep(1.2)  # past the lifetime: a lower bound, so a busy machine cannot make it fail
+    r = api.call("GET", "/v2/connection", rows[0]["access_token"])
+    assert r.status_code == 401 and r.json()["code"] == "invalid_token"
+    new = refresh(api, rows[0]["refresh_token"]).json()
+    assert new["expires_in"] == 1
+    assert api.call("GET", "/v2/connection", new["access_token"]).status_code == 200
+
+
+def test_bulk_consents_on_a_state_file_are_fast_too(tmp_path):
+    proc, ready = start_sandbox(db=str(tmp_path / "state.sqlite3"), validate=False)
+    try:
+        started = time.monotonic()
+        r = requests.post(ready["api"] + "/_sandbox/consents/bulk", json={"count": 1000}, timeout=60)
+        elapsed = time.monotonic() - started
+        assert r.status_code == 201 and len(r.json()["data"]) == 1000
+        assert elapsed < 10, f"{elapsed:.1f} s for 1,000 consents in a state file"  # one commit for all
+    finally:
+        stop(proc)
