@@ -5,7 +5,7 @@ import Foundation
 /// state store, the clock, sleep and observer, the retry schedule, and who holds the tokens.
 ///
 /// `send(_:policy:)` is the library's one retry loop: per attempt it adds the tokens (only towards the API's own
-/// origin, never over plain http to a remote host), performs it (`Attempt`), and by the call's `SendPolicy` renews
+/// origin, never over plain http to a remote host), performs it (`Exchange`), and by the call's `SendPolicy` renews
 /// the access token once after `401 invalid_token`, waits and sends again, or throws. `openStream(_:policy:)` is
 /// the same loop for the event stream.
 final class Core: Sendable {
@@ -116,7 +116,7 @@ final class Core: Sendable {
             }
             observed?.started()
 
-            let attempt = Attempt(core: self, timeout: timeout, secrets: tokens.secrets + policy.secrets)
+            let attempt = Exchange(core: self, timeout: timeout, secrets: tokens.secrets + policy.secrets)
             let failure: any Error
             var answeredStatus = 0
             do {

@@ -6,7 +6,7 @@ import ProfirestTestSupport
 /// `Attempt.swift`: one exchange, driven directly — what `perform` returns or throws for each kind of answer, the
 /// deadline (`AttemptDeadline`, in virtual time: a `.hang` fires the `ManualTimer`), streamed requests, and the
 /// attempt's secrets kept out of its errors. The loop around attempts: CoreTests.
-final class AttemptTests: XCTestCase {
+final class ExchangeTests: XCTestCase {
     static let secret = "at_SECRET_attempt_5e2a9c71"
 
     private func core(_ transport: any HTTPTransport, timer: ManualTimer) throws -> Core {
@@ -19,15 +19,15 @@ final class AttemptTests: XCTestCase {
 
     private let request = HTTPRequest(
         method: "GET", url: URL(string: "https://api.mujprofirest.cz/v2/connection")!,
-        headers: ["Authorization": "Bearer \(AttemptTests.secret)"])
+        headers: ["Authorization": "Bearer \(ExchangeTests.secret)"])
 
     /// `perform` over `steps` with a 7 s deadline; the transport and the timer to look at afterwards.
     private func perform(
         _ steps: [Step], streamed: Bool = false, secrets: [String] = []
-    ) async throws -> (outcome: Attempt.Outcome, transport: ScriptedTransport, timer: ManualTimer) {
+    ) async throws -> (outcome: Exchange.Outcome, transport: ScriptedTransport, timer: ManualTimer) {
         let timer = ManualTimer()
         let transport = ScriptedTransport(steps, timer: timer)
-        let attempt = Attempt(core: try core(transport, timer: timer), timeout: 7, secrets: secrets)
+        let attempt = Exchange(core: try core(transport, timer: timer), timeout: 7, secrets: secrets)
         return (try await attempt.perform(request, streamed: streamed), transport, timer)
     }
 
@@ -110,7 +110,7 @@ final class AttemptTests: XCTestCase {
     func testATransportThatBoundsEachAttemptIsCalledWithoutTheTimer() async throws {
         let timer = ManualTimer()
         let transport = ScriptedTransport([ok], timer: timer)
-        let attempt = Attempt(core: try core(SelfBounding(base: transport), timer: timer), timeout: 7)
+        let attempt = Exchange(core: try core(SelfBounding(base: transport), timer: timer), timeout: 7)
         guard case .succeeded = try await attempt.perform(request) else { return XCTFail("a 200") }
         XCTAssertEqual(timer.durations, [])
         XCTAssertEqual(transport.requests.count, 1)
@@ -121,7 +121,7 @@ final class AttemptTests: XCTestCase {
     func testAStreamedRequestOverATransportThatCannotStreamIsAUsageError() async throws {
         let timer = ManualTimer()
         let transport = ScriptedTransport([ok], timer: timer)
-        let attempt = Attempt(core: try core(transport.withoutStreaming, timer: timer), timeout: 7)
+        let attempt = Exchange(core: try core(transport.withoutStreaming, timer: timer), timeout: 7)
         let e = await usageError { _ = try await attempt.perform(self.request, streamed: true) }
         XCTAssertTrue(e?.message.contains("cannot read a response in pieces") == true, e?.message ?? "")
         XCTAssertEqual(transport.requests.count, 0, "nothing was sent")
@@ -160,7 +160,7 @@ final class AttemptTests: XCTestCase {
         guard case .failed(let gateway, let gatewayAnswer) = huge else { return XCTFail("\(huge)") }
         XCTAssertEqual(gateway.code, ErrorCode.badGateway)
         XCTAssertEqual(gatewayAnswer?.data.count, 2 * piece.count, "read until past the limit, then closed")
-        XCTAssertGreaterThan(2 * piece.count, Attempt.errorBodyLimit)
+        XCTAssertGreaterThan(2 * piece.count, Exchange.errorBodyLimit)
     }
 
     // MARK: Secrets
