@@ -104,6 +104,11 @@ docs: snippets
 swift-test: venv
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $(SWIFT) test $(SWIFT_BUILD_FLAGS)
 
+## files-touched: how many library files a 401 → refresh → retry, a POST and an outbox delivery run through (coverage of
+## Tests/ProfirestAPITests/Client/RequestPathTests.swift in .build/cov; not part of make test)
+files-touched:
+	$(PYTHON) tools/files_touched.py --list
+
 ## swift-test-tsan: the whole suite again under ThreadSanitizer, in a build directory of its own (.build/tsan) so the
 ## ordinary build stays as it is; a data race fails it.
 swift-test-tsan: venv
