@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: chart snippets check-snippets check-curl-abi check-pq-abi dist dist-test quickstart-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
+.PHONY: chart snippets check-snippets check-curl-abi check-pq-abi dist dist-test quickstart-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean files-touched
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, the
 ## scripts' tests, fuzz, the release archive. Every step runs to its end even when an earlier one failed (a step that
