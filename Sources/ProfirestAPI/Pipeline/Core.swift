@@ -334,7 +334,8 @@ extension Core: CustomStringConvertible, CustomReflectable {
 /// | `oauthOnce`       | no     | none: its caller decides (pairing polls, a consent is completed again) | nothing |
 ///
 /// The outbox sends each write as an `apiCall` without retries of its own, and keeps or refuses what failed by
-/// `keepsWriteWaiting`; the event feed waits between reconnections by `FeedSchedule`, on the same `Backoff`.
+/// `keepsWriteWaiting`; the outbox between its rounds and the event feed after an error wait by the same
+/// `RetrySchedule` (`roundWait`).
 struct SendPolicy: Sendable {
     enum Observation: Sendable {
         case attemptsAndRetries, retries, nothing
