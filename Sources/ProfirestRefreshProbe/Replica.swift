@@ -55,6 +55,7 @@ func replica() async {
     let storage = WatchedStorage(shared, keys: keys, log: log, locking: !CommandLine.arguments.contains("--without-lock"))
     let dieAfter = Int(argument("die-after-answer", "0")).flatMap { $0 > 0 ? AnswerCount(limit: $0) : nil }
     let totals = Totals()
+    let errorsLogged = AnswerCount(limit: 0)
     let reporter = Task {
         while !Task.isCancelled {
             try? await Task.sleep(nanoseconds: 1_000_000_000)
@@ -80,6 +81,9 @@ func replica() async {
                         outcome = e.code
                     } catch {
                         outcome = String(describing: type(of: error))
+                        // What went wrong, the first times (a StorageError names the server, table and key, never a
+                        // password or a value).
+                        if errorsLogged.add() <= 5 { log.event(index, "error", ["error": String(describing: error)]) }
                     }
                     totals.add(outcome, ms: Date().timeIntervalSince(start) * 1000)
                     // An unpaired connection stays so: nothing more to ask for it.
@@ -190,7 +194,7 @@ final class WatchedStorage: LockingTokenStorage, Sendable {
     }
 }
 
-/// Counts the answers of token requests for --die-after-answer.
+/// Counts the answers of token requests for --die-after-answer (and the errors written to the log).
 final class AnswerCount: @unchecked Sendable {
     // @unchecked: `count` is only touched while `lock` is held.
     private let lock = NSLock()
@@ -200,10 +204,13 @@ final class AnswerCount: @unchecked Sendable {
     init(limit: Int) { self.limit = limit }
 
     /// Counts one more; true at the `limit`-th.
-    func reached() -> Bool {
+    func reached() -> Bool { add() == limit }
+
+    /// Counts one more; the count now.
+    func add() -> Int {
         lock.lock()
         defer { lock.unlock() }
         count += 1
-        return count == limit
+        return count
     }
 }

@@ -48,6 +48,8 @@ struct ReplicaSoakSettings {
     var margin = 1.0
     var interval = 2.0
     var windowKills = 3
+    /// Each replica's PostgresTokenStorage maximumConnections.
+    var pool = 8
     /// The control (--replica-without-lock): the replicas refresh without the lock across processes, which must fail.
     var withoutLock = false
 
@@ -64,6 +66,7 @@ struct ReplicaSoakSettings {
         interval = value("--replica-interval").flatMap(Double.init) ?? interval
         windowKills = value("--replica-window-kills").flatMap(Int.init) ?? windowKills
         withoutLock = arguments.contains("--replica-without-lock")
+        pool = value("--replica-pool").flatMap(Int.init) ?? pool
     }
 }
 
@@ -131,15 +134,18 @@ func soakReplicas(_ settings: ReplicaSoakSettings, python: String) async throws 
     /// A replica ending itself inside the window is started with --die-after-answer, one at a time, until
     /// `windowKills` have: the window's consequence shown on purpose, besides what the random kills happen to hit.
     func launch(_ slot: Int) throws -> Incarnation {
-        let windowDeaths = incarnations.filter(\.diedInWindow).count
-        let hooked = windowDeaths < settings.windowKills && !running.contains { $0.dieAfter != nil && $0.process.process.isRunning }
+        // Hooked so far: those that ended inside the window (marked or not yet) and the one still running.
+        let hookedSoFar = incarnations.filter {
+            $0.dieAfter != nil && ($0.diedInWindow || $0.process.process.isRunning || $0.process.process.terminationStatus == 137)
+        }.count
+        let hooked = hookedSoFar < settings.windowKills && !running.contains { $0.dieAfter != nil && $0.process.process.isRunning }
             && Date() < end.addingTimeInterval(-2 * Double(settings.tokenSeconds) - 2)
         let dieAfter = hooked ? Int.random(in: 1...max(1, min(20, settings.connections / 4))) : nil
         let log = directory.appendingPathComponent("replica-\(slot)-\(incarnations.count).log").path
         var arguments = probeArguments("replica") + [
             "--base", sandbox.api, "--client", replicaClient, "--connections", String(settings.connections),
             "--seconds", String(max(0.5, end.timeIntervalSinceNow)), "--log", log,
-            "--interval", String(settings.interval), "--margin", String(settings.margin),
+            "--interval", String(settings.interval), "--margin", String(settings.margin), "--pool", String(settings.pool),
         ]
         if let dieAfter { arguments += ["--die-after-answer", String(dieAfter)] }
         if settings.withoutLock { arguments.append("--without-lock") }
@@ -174,6 +180,7 @@ func soakReplicas(_ settings: ReplicaSoakSettings, python: String) async throws 
         // A random replica — not the one waiting to end itself inside the window, which the count of those needs.
         let victims = running.indices.filter { running[$0].dieAfter == nil }
         let slot = victims.randomElement() ?? Int.random(in: 0..<running.count)
+        running[slot].killedAt = Date().timeIntervalSince1970 * 1000
         ProcessControl.kill(running[slot].process.process)
         running[slot].process.process.waitUntilExit()
         running[slot].killed = true
@@ -236,6 +243,14 @@ func soakReplicas(_ settings: ReplicaSoakSettings, python: String) async throws 
             + "\(Int(settings.seconds)) s",
     ]
     if analysis.unexplained > 0 { results["replica_unexplained_examples"] = analysis.examples }
+    if !analysis.errors.isEmpty { results["replica_error_examples"] = Array(Set(analysis.errors)).sorted().prefix(5).map { $0 } }
+    let failed = incarnations.filter { !$0.cutShort && !$0.hung && $0.process.process.terminationStatus != 0 }
+    if !failed.isEmpty { results["replica_failure_examples"] = Array(Set(failed.compactMap { $0.process.lines().last })).sorted().prefix(5).map { $0 } }
+    if ProcessInfo.processInfo.environment["PROFIREST_SOAK_KEEP"] != nil {
+        let kept = FileManager.default.temporaryDirectory.appendingPathComponent("profirest-replicas-kept-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.copyItem(at: directory, to: kept)
+        print("replica trials: the replicas' logs are in \(kept.path) (PROFIREST_SOAK_KEEP)")
+    }
     return results
 }
 
@@ -288,8 +303,9 @@ final class Incarnation: @unchecked Sendable {
     /// --die-after-answer: it was to end itself inside the window after this many answers.
     let dieAfter: Int?
     let process: LineProcess
-    /// SIGKILLed by the soak.
+    /// SIGKILLed by the soak, at this moment (milliseconds since 1970, as the logs' `t`).
     var killed = false
+    var killedAt: Double?
     /// Ended itself right after an answer, before storing it (--die-after-answer).
     var diedInWindow = false
     var hung = false
@@ -301,8 +317,9 @@ final class Incarnation: @unchecked Sendable {
         self.process = process
     }
 
-    /// Whether it ended without finishing what it had begun: SIGKILLed, or inside the window on purpose.
-    var cutShort: Bool { killed || diedInWindow }
+    /// Whether it ended without finishing what it had begun: SIGKILLed (at random, or hung at the end), or inside the
+    /// window on purpose.
+    var cutShort: Bool { killed || diedInWindow || hung }
 }
 
 /// A child process that reads JSON lines on its standard input (the probe's `put`); its last output line is its
@@ -345,7 +362,8 @@ final class InputProcess {
 /// - the last `ask` or `answer` of a replica that was killed (or ended itself inside the window), with no `stored`
 ///   after it: perhaps a spent one — the server may have rotated the token and answered a process that is gone. The
 ///   row keeps the old token, which a strict server refuses from then on: that refresh is a *window*.
-/// - `invalid_grant` is explained when the row holds a token a window may have spent; the connection is then lost
+/// - `invalid_grant` is explained when the row holds a token a window may have spent and the refused request went out
+///   after the window's replica was gone (killed, or its last line when it ended itself); the connection is then lost
 ///   (the replica that got it deletes the row), once per window: replica_lost_in_flight. An invalid_grant while the
 ///   row holds a token nobody has used is a token spent twice by the replicas themselves: unexplained.
 /// The sandbox counts every invalid_grant it answered (refresh_reuse); one whose replica was killed before it wrote
@@ -375,6 +393,8 @@ struct ReplicaLogs {
     /// Milliseconds from `ask` to `answer` (the server) and from `answer` to `stored` (the client's write): the window.
     var askToAnswer: [Double] = []
     var answerToStored: [Double] = []
+    /// The first errors each replica wrote (`error` lines).
+    var errors: [String] = []
 
     private struct Line {
         let time: Double
@@ -384,6 +404,7 @@ struct ReplicaLogs {
 
     init(_ incarnations: [Incarnation]) {
         var byConnection: [Int: [Line]] = [:]
+        var lastLine: [Int: Double] = [:]  // each incarnation's last line: when one that ended itself was gone
         for (number, incarnation) in incarnations.enumerated() {
             let text = (try? String(contentsOfFile: incarnation.log, encoding: .utf8)) ?? ""
             var open: [Int: (event: String, time: Double)] = [:]  // this replica's refreshes not finished yet
@@ -393,6 +414,8 @@ struct ReplicaLogs {
                     let event = object["e"] as? String, let time = object["t"] as? Double
                 else { continue }
                 if event == "totals" || event == "end" { totals = object }
+                if event == "error", let text = object["error"] as? String { errors.append(text) }
+                lastLine[number] = time
                 guard let connection = object["c"] as? Int else { continue }
                 byConnection[connection, default: []].append(Line(time: time, event: event, incarnation: number))
                 switch event {
@@ -429,7 +452,11 @@ struct ReplicaLogs {
                 if line.event == "stored" { window = nil }
                 if line.event == "invalid_grant" {
                     invalidGrantLines += 1
-                    if let open = window {
+                    // The refused request went out after the cut replica was gone: while it lived it held the
+                    // connection's lock, so a request before that would be the lock failing, not the window.
+                    let asked = lines[..<position].last { $0.incarnation == line.incarnation && $0.event == "ask" }?.time ?? 0
+                    let gone = window.flatMap { incarnations[$0.incarnation].killedAt ?? lastLine[$0.incarnation] } ?? .infinity
+                    if let open = window, asked >= gone {
                         if !open.counted {
                             lost.append(open.event)
                             lostBy.insert(open.incarnation)
