@@ -27,7 +27,10 @@ import ProfirestAPI
 /// same key throws `.reentrantLock` instead of waiting forever.
 ///
 /// **Connections**: libpq connections are not thread-safe, so each statement borrows one from a small pool (at
-/// most `maximumConnections` open at once) and every lock holder has its own. A connection found closed by the
+/// most `maximumConnections` open at once) and every lock holder has its own — from three quarters of the pool at
+/// most, so that a read never waits for a lock held across a refresh's network call (in a process of many clients,
+/// reads from async code and the refreshes they wait for would otherwise take every connection and every
+/// cooperative thread between them, and stop). A connection found closed by the
 /// server is replaced before a statement is sent on it; when a connection is lost while a statement runs, a read is
 /// retried once on a new connection, while a write — which may or may not have happened — throws
 /// `StorageError` (`.unwritable`) saying so.
@@ -63,8 +66,9 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     ///   - connectionString: where to connect and as whom; never shown by the storage or its errors.
     ///   - table: the table to keep the rows in, an unquoted identifier (letters, digits and `_`, optionally after a
     ///     schema and a dot); created when missing.
-    ///   - maximumConnections: the most connections open at once (each `withLock` in progress holds one; a body
-    ///     calling the storage may open one more); further calls wait for one to be free.
+    ///   - maximumConnections: the most connections open at once, at least 2 (each `withLock` in progress holds
+    ///     one, and at most three quarters of them, at least one fewer, are held by locks; a body calling the storage
+    ///     may open one more); further calls wait for one to be free.
     ///   - libraryPath: libpq to load, instead of looking for `libpq.so.5` (and macOS's names); one that cannot be
     ///     loaded throws. The first libpq a process loads is the one all its storages use.
     /// - Throws: `StorageError`: `.unreadable` when libpq cannot be loaded, the connection string cannot be
@@ -271,20 +275,24 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
         }
     }
 
-    /// Takes `key`'s advisory lock on a connection of its own; a connection lost while waiting is replaced once
-    /// (a lost session holds no lock, so asking again is safe).
+    /// Takes `key`'s advisory lock on a connection of its own (one of the pool's lock connections); a connection lost
+    /// while waiting is replaced once (a lost session holds no lock, so asking again is safe).
     private func lock(_ key: String) throws -> LockHolder {
         let id = Self.lockID(table: table, key: key)
-        var connection = try take(kind: .lockFailed, key: key)
+        var connection = try take(kind: .lockFailed, key: key, forLock: true)
         for attempt in 0..<2 {
-            if connection.isKnownDead { connection = try replace(connection, kind: .lockFailed, key: key) }
+            if connection.isKnownDead { connection = try replace(connection, kind: .lockFailed, key: key, forLock: true) }
             switch connection.execute("SELECT pg_advisory_lock($1::bigint)", [String(id)]) {
             case .success:
                 return LockHolder(key: key, lockID: id, connection: connection)
             case .failure(let failure) where failure.connectionLost && attempt == 0:
-                connection = try replace(connection, kind: .lockFailed, key: key)
+                connection = try replace(connection, kind: .lockFailed, key: key, forLock: true)
             case .failure(let failure):
-                if failure.connectionLost { pool.discard(connection) } else { pool.giveBack(connection) }
+                if failure.connectionLost {
+                    pool.discard(connection, forLock: true)
+                } else {
+                    pool.giveBack(connection, forLock: true)
+                }
                 throw error(.lockFailed, key: key, failure, doing: "the lock cannot be taken")
             }
         }
@@ -295,35 +303,35 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     /// closed instead, which ends its session and so releases the lock too.
     private func unlock(_ holder: LockHolder) {
         guard !holder.lost else {
-            pool.discard(holder.connection)
+            pool.discard(holder.connection, forLock: true)
             return
         }
         switch holder.connection.execute("SELECT pg_advisory_unlock($1::bigint)", [String(holder.lockID)]) {
         case .success(let rows) where rows.first == "t":
-            pool.giveBack(holder.connection)
+            pool.giveBack(holder.connection, forLock: true)
         case .success:
             // The session did not hold the lock: it cannot have kept it all along.
             holder.lost = true
-            pool.discard(holder.connection)
+            pool.discard(holder.connection, forLock: true)
         case .failure(let failure):
             if failure.connectionLost { holder.lost = true }
-            pool.discard(holder.connection)
+            pool.discard(holder.connection, forLock: true)
         }
     }
 
-    private func take(kind: StorageError.Kind, key: String?) throws -> PostgresConnection {
+    private func take(kind: StorageError.Kind, key: String?, forLock: Bool = false) throws -> PostgresConnection {
         do {
-            return try pool.take(beyondLimit: holders.currentThreadHoldsAny)
+            return try pool.take(beyondLimit: holders.currentThreadHoldsAny, forLock: forLock)
         } catch let failure as QueryFailure {
             throw cannotConnect(kind, key: key, failure)
         }
     }
 
-    private func replace(_ dead: PostgresConnection, kind: StorageError.Kind, key: String?) throws
+    private func replace(_ dead: PostgresConnection, kind: StorageError.Kind, key: String?, forLock: Bool = false) throws
         -> PostgresConnection
     {
         do {
-            return try pool.replace(dead)
+            return try pool.replace(dead, forLock: forLock)
         } catch let failure as QueryFailure {
             throw cannotConnect(kind, key: key, failure)
         }
