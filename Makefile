@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: chart snippets check-snippets check-curl-abi check-pq-abi dist dist-test quickstart-test soak soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean
+.PHONY: chart snippets check-snippets check-curl-abi check-pq-abi dist dist-test quickstart-test soak soak-replicas soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean files-touched
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, the
 ## scripts' tests, fuzz, the release archive. Every step runs to its end even when an earlier one failed (a step that
@@ -103,6 +103,11 @@ docs: snippets
 
 swift-test: venv
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $(SWIFT) test $(SWIFT_BUILD_FLAGS)
+
+## files-touched: how many library files a 401 → refresh → retry, a POST and an outbox delivery run through (coverage of
+## Tests/ProfirestAPITests/Client/RequestPathTests.swift in .build/cov; not part of make test)
+files-touched:
+	$(PYTHON) tools/files_touched.py --list
 
 ## swift-test-tsan: the whole suite again under ThreadSanitizer, in a build directory of its own (.build/tsan) so the
 ## ordinary build stays as it is; a data race fails it.
@@ -220,7 +225,10 @@ quickstart-test:
 ## from the sandbox's own records, and SIGKILLed writers — at random, or inside a journal append or compaction —
 ## finished by a restart (benchmarks/ProfirestBench/Soak.swift);
 ## then the event feed read through stream cuts, outages, polling phases and cursor expiries, counted by event id
-## (SoakEvents.swift); writes benchmarks/results/soak.json and fails when a write is lost or doubled.
+## (SoakEvents.swift); the refresh across processes on one token file (SoakRefresh.swift); then the replica trials
+## (SoakReplicas.swift: 4 replica processes x 250 connections on a PostgreSQL of the run's own, a strict sandbox,
+## tokens expiring every 4 s, 100 replicas SIGKILLed at random; `make soak-replicas` runs them alone); writes
+## benchmarks/results/soak.json and fails when a write is lost or doubled or a target is missed.
 ## SOAK_WRITES, SOAK_KILLS, SOAK_EVENTS set the size.
 SOAK_WRITES ?= 10000
 SOAK_KILLS ?= 100
@@ -231,7 +239,19 @@ soak: venv
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build -c release --show-bin-path $(BENCH_BUILD_FLAGS))/ProfirestBench \
 		--soak --writes $(SOAK_WRITES) --kill-trials $(SOAK_KILLS) --events $(SOAK_EVENTS) --output benchmarks/results/soak.json
 
-## soak-short: the same, small, in the debug build (part of make test); results in .build/soak-short.json
+## soak-replicas: the replica trials of make soak alone (`ProfirestBench --soak --only replica`), merged into
+## benchmarks/results/soak.json
+soak-replicas: venv
+	$(SWIFT) build -c release --product ProfirestBench $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
+	$(SWIFT) build -c release --product ProfirestRefreshProbe $(SWIFT_BUILD_FLAGS) $(BENCH_BUILD_FLAGS)
+	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build -c release --show-bin-path $(BENCH_BUILD_FLAGS))/ProfirestBench \
+		--soak --only replica --output benchmarks/results/soak.json
+
+## soak-short: the same, small, in the debug build (part of make test); results in .build/soak-short.json. The
+## replica trials: 2 processes x 20 connections, tokens of 2 s, 5 kills over 10 s and one death inside the window.
+SOAK_SHORT_REPLICAS := --replica-processes 2 --replica-connections 20 --replica-kills 5 --replica-seconds 10 \
+	--replica-token-ttl 2 --replica-margin 0.5 --replica-interval 0.5 --replica-window-kills 1
 soak-short: venv build
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build --show-bin-path)/ProfirestBench \
-		--soak --writes 600 --kill-trials 5 --refresh-seconds 8 --refresh-kills 12 --events 3000 --output .build/soak-short.json
+		--soak --writes 600 --kill-trials 5 --refresh-seconds 8 --refresh-kills 12 --events 3000 $(SOAK_SHORT_REPLICAS) \
+		--output .build/soak-short.json

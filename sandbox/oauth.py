@@ -98,8 +98,10 @@ def issue_tokens(sb: Sandbox, conn_kind: str, conn_id: str, client_id: str, scop
     out = {"access_token": at, "token_type": "Bearer", "expires_in": max(1, ttl), "scope": " ".join(scopes)}
     if with_refresh:
         rt = "rt_" + secrets.token_urlsafe(24)
+        # access_expires_at: when the access token issued with it expires (stats: refresh_early).
         sb.store.put("token", token_hash(rt), {"type": "refresh", "conn": conn_id, "conn_kind": conn_kind,
-                                               "client_id": client_id, "scopes": scopes, "issued_at": now()})
+                                               "client_id": client_id, "scopes": scopes, "issued_at": now(),
+                                               "access_expires_at": now() + ttl, "access_ttl": ttl})
         out["refresh_token"] = rt
     return out
 

@@ -11,6 +11,8 @@ class Stats:
     token_refreshes: Counter = field(default_factory=Counter)
     refresh_reuse: int = 0
     refresh_replays: int = 0
+    # refresh grants whose access token still had more than half its lifetime left (tokens.py): extra refreshes
+    refresh_early: int = 0
     requests: Counter = field(default_factory=Counter)
     idempotent_replays: int = 0
     punches_recorded: int = 0
@@ -29,7 +31,7 @@ class Stats:
 
     def as_json(self) -> dict[str, Any]:
         return {"token_refreshes": dict(self.token_refreshes), "refresh_reuse": self.refresh_reuse,
-                "refresh_replays": self.refresh_replays,
+                "refresh_replays": self.refresh_replays, "refresh_early": self.refresh_early,
                 "requests": dict(self.requests), "idempotent_replays": self.idempotent_replays,
                 "punches_recorded": self.punches_recorded, "device_polls": self.device_polls,
                 "slow_downs": self.slow_downs, "faults_triggered": self.faults_triggered,

@@ -64,6 +64,11 @@ def _refresh_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Respo
         sb.store.put("token", th, tok)
     sb.stats.token_refreshes[cid] += 1
     sb.stats.conn_refreshes[tok["conn"]] += 1
+    ttl = tok.get("access_ttl")
+    if ttl and tok["access_expires_at"] - now() > ttl / 2:
+        # The access token that came with this refresh token still had more than half its life: a second refresh
+        # within one lifetime (clients that share a connection should have adopted the first one's tokens).
+        sb.stats.refresh_early += 1
     out = issue_tokens(sb, tok["conn_kind"], tok["conn"], cid, tok["scopes"], with_refresh=rotate)
     if tok["conn_kind"] == "device":
         out.update({"restaurant_id": dev["restaurant_id"], "device_id": dev["id"]})

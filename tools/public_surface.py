@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """Counts the library's public surface from its symbol graph: types and members, apart for Generated/.
 
+Members are counted twice: all declared ones (enum cases included; synthesized conformance members, which have no
+source location, never), and those a user learns — without the witnesses of the standard library's protocols
+(`description`, `customMirror`, `==`, `hash(into:)`, `init(from:)`, `encode(to:)`, the literal initializers…), which
+add a conformance, not API. Nested types count as types.
+
 Usage: tools/public_surface.py [path/to/ProfirestAPI.symbols.json] [--list]
 (`make docs` writes the symbol graph; `make surface` runs this after it.)
 """
@@ -8,6 +13,12 @@ import json
 import sys
 from collections import Counter
 
+WITNESSES = {
+    "description", "debugDescription", "customMirror", "hash(into:)", "==(_:_:)", "!=(_:_:)", "~=(_:_:)",
+    "init(from:)", "encode(to:)", "init(nilLiteral:)", "init(booleanLiteral:)", "init(integerLiteral:)",
+    "init(floatLiteral:)", "init(stringLiteral:)", "init(arrayLiteral:)", "init(dictionaryLiteral:)",
+    "init(unicodeScalarLiteral:)", "init(extendedGraphemeClusterLiteral:)",
+}
 TYPE_KINDS = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "swift.typealias", "swift.actor"}
 
 
@@ -30,12 +41,15 @@ def main() -> int:
         else:
             bucket = "members"
         # Synthesized conformance members (==, hash(into:), init(from:), …) have no source location.
-        if not uri:
+        if not uri or "::SYNTHESIZED::" in symbol["identifier"]["precise"]:
             continue
         counts[(where, bucket)] += 1
+        if bucket == "members" and symbol["pathComponents"][-1] not in WITNESSES:
+            counts[(where, "learned")] += 1
         listing.append((where, bucket, ".".join(symbol["pathComponents"])))
     for where in ("library", "generated"):
-        print(f"{where}: {counts[(where, 'types')]} public types, {counts[(where, 'members')]} public members")
+        print(f"{where}: {counts[(where, 'types')]} public types, {counts[(where, 'members')]} public members "
+              f"({counts[(where, 'learned')]} without standard-protocol witnesses)")
     if "--list" in sys.argv:
         for where, bucket, name in sorted(listing):
             if where == "library" and bucket == "types":

@@ -1,133 +1,164 @@
 import Foundation
 
-/// The storage's connections, in two lanes of up to `limit` each: statements (a connection taken for one statement and
-/// given back at once) and locks (a connection held for a whole `withLock` body). Idle connections are kept, at most
-/// `limit` of them, for the next statement or lock of either lane.
+/// The storage's connections: up to `limit` open at once, idle ones kept for the next statement or lock.
 ///
-/// Two lanes so that a statement never waits for a lock's body: a body may await the network (a token refresh), and a
-/// thread blocked waiting for a statement's connection must not wait for that — with every thread of the cooperative
-/// pool blocked so, the bodies could never finish. A statement's wait is for other statements only, which end on
-/// their own. A task waiting for a lock's connection (`takeLock`) is suspended, not blocked.
+/// Lock holders may take only `lockLimit` of them (all but a quarter, at least one): a lock is held across a refresh's
+/// network call, which runs on the process's cooperative threads, while a plain statement (a read of the state from
+/// async code) may be waiting for a connection on one of those very threads. Were every connection held by a lock
+/// whose refresh waits for a cooperative thread, and every cooperative thread waiting for a connection, the process
+/// would stop; with connections kept for statements, a statement waits only for other statements, which end by
+/// themselves (make soak's replica trials found the stop with the limit shared).
 ///
-/// A caller that already holds a connection (a `withLock` body calling the storage for another key, or a nested
-/// `withLock`) gets one beyond the limit rather than waiting, since waiting there could wait forever for a connection
-/// that only it would give back.
+/// A lock for `withAsyncLock` is waited for without a thread (`takeLock`): the task is suspended until a lock's share
+/// is free. A caller that already holds a connection (a `withLock` body calling the storage for another key, or a
+/// nested `withLock`) gets one beyond the limit rather than waiting, since waiting there could wait forever for a
+/// connection that only it would give back.
 final class ConnectionPool: @unchecked Sendable {
-    // @unchecked: `idle`, `inUse` and `lockWaiters` are only touched while `condition` is locked.
-    enum Lane: Int {
-        case statement, lock
-    }
-
+    // @unchecked: `idle`, `open`, `lockHolders` and `lockWaiters` are only touched while `condition` is locked.
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []
-    /// Connections taken (or being opened) per lane.
-    private var inUse = [0, 0]
-    /// Tasks waiting for a lock's connection, in order.
-    private var lockWaiters: [CheckedContinuation<Void, Never>] = []
+    private var open = 0
+    /// Connections taken for a lock and not given back yet.
+    private var lockHolders = 0
+    /// Tasks waiting for a lock's connection, in order; each is handed an idle connection or an open slot to fill.
+    private var lockWaiters: [CheckedContinuation<Reserved, Never>] = []
     private let limit: Int
+    private let lockLimit: Int
     private let connect: @Sendable () throws -> PostgresConnection
 
+    /// What `takeLock` was given: an idle connection, or a slot (counted in `open`) for a new one.
+    private enum Reserved: @unchecked Sendable {
+        // @unchecked: the connection is handed from the pool to the one waiter, never shared.
+        case idle(PostgresConnection)
+        case slot
+    }
+
     /// - Parameters:
-    ///   - limit: the most connections in use at once per lane (beyond it only for a caller that already holds one).
+    ///   - limit: the most connections open at once (beyond it only for a caller that already holds one); at least 2,
+    ///     of which three quarters at most (at least one fewer) for locks.
     ///   - connect: opens a connection, throwing `QueryFailure`.
     init(limit: Int, connect: @escaping @Sendable () throws -> PostgresConnection) {
-        self.limit = max(1, limit)
+        self.limit = max(2, limit)
+        lockLimit = self.limit - max(1, self.limit / 4)
         self.connect = connect
     }
 
-    /// An idle connection, or a new one; blocks while `limit` connections of `lane` are in use unless `beyondLimit`.
-    func take(_ lane: Lane, beyondLimit: Bool) throws -> PostgresConnection {
+    /// An idle connection, or a new one; waits while `limit` connections are in use (for a lock, also while
+    /// `lockLimit` locks are held, or tasks wait for one) unless `beyondLimit`.
+    func take(beyondLimit: Bool, forLock: Bool = false) throws -> PostgresConnection {
         condition.lock()
-        while inUse[lane.rawValue] >= limit && !beyondLimit { condition.wait() }
-        return try claimed(lane)
-    }
-
-    /// A connection for a lock, waiting for a free slot without blocking the thread.
-    func takeLock(beyondLimit: Bool) async throws -> PostgresConnection {
-        if !tryReserveLock(beyondLimit: beyondLimit) {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                condition.lock()
-                if inUse[Lane.lock.rawValue] < limit && lockWaiters.isEmpty {
-                    inUse[Lane.lock.rawValue] += 1
-                    condition.unlock()
-                    continuation.resume()
-                } else {
-                    lockWaiters.append(continuation)
-                    condition.unlock()
-                }
-            }
+        while !beyondLimit
+            && ((idle.isEmpty && open >= limit) || (forLock && (lockHolders >= lockLimit || !lockWaiters.isEmpty)))
+        {
+            condition.wait()
         }
-        return try claimReserved()
-    }
-
-    /// The slot `takeLock` reserved (counted in `inUse`) gets an idle connection, or a new one.
-    private func claimReserved() throws -> PostgresConnection {
-        condition.lock()
-        inUse[Lane.lock.rawValue] -= 1
-        return try claimed(.lock)
-    }
-
-    private func tryReserveLock(beyondLimit: Bool) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard beyondLimit || (inUse[Lane.lock.rawValue] < limit && lockWaiters.isEmpty) else { return false }
-        inUse[Lane.lock.rawValue] += 1
-        return true
-    }
-
-    /// With `condition` locked: counts a connection of `lane` and hands out an idle one or opens one (unlocked).
-    private func claimed(_ lane: Lane) throws -> PostgresConnection {
-        inUse[lane.rawValue] += 1
+        if forLock { lockHolders += 1 }
         if let connection = idle.popLast() {
             condition.unlock()
             return connection
         }
+        open += 1
         condition.unlock()
+        return try opened(forLock: forLock)
+    }
+
+    /// A connection for a lock, waiting for a free share of the pool suspended rather than on a thread.
+    func takeLock(beyondLimit: Bool) async throws -> PostgresConnection {
+        let reserved: Reserved
+        if let now = reserveNow(beyondLimit: beyondLimit) {
+            reserved = now
+        } else {
+            reserved = await withCheckedContinuation { (continuation: CheckedContinuation<Reserved, Never>) in
+                enqueue(continuation)
+            }
+        }
+        switch reserved {
+        case .idle(let connection): return connection
+        case .slot: return try opened(forLock: true)
+        }
+    }
+
+    /// A lock's connection at once when one is free (or `beyondLimit`), counted as taken; nil when it must wait.
+    private func reserveNow(beyondLimit: Bool) -> Reserved? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard beyondLimit || (lockWaiters.isEmpty && lockHolders < lockLimit && (!idle.isEmpty || open < limit)) else {
+            return nil
+        }
+        return reserveForLock()
+    }
+
+    private func enqueue(_ continuation: CheckedContinuation<Reserved, Never>) {
+        condition.lock()
+        lockWaiters.append(continuation)
+        let admitted = admitLockWaiters()
+        condition.unlock()
+        for (waiter, reserved) in admitted { waiter.resume(returning: reserved) }
+    }
+
+    /// With `condition` locked: counts a lock's connection as taken and hands out an idle one or a slot.
+    private func reserveForLock() -> Reserved {
+        lockHolders += 1
+        if let connection = idle.popLast() { return .idle(connection) }
+        open += 1
+        return .slot
+    }
+
+    /// With `condition` locked: the waiting tasks that may have a lock's connection now (resumed by the caller once
+    /// it unlocked).
+    private func admitLockWaiters() -> [(CheckedContinuation<Reserved, Never>, Reserved)] {
+        var admitted: [(CheckedContinuation<Reserved, Never>, Reserved)] = []
+        while !lockWaiters.isEmpty && lockHolders < lockLimit && (!idle.isEmpty || open < limit) {
+            admitted.append((lockWaiters.removeFirst(), reserveForLock()))
+        }
+        return admitted
+    }
+
+    /// Opens a connection for a slot already counted; the slot is freed when that fails.
+    private func opened(forLock: Bool) throws -> PostgresConnection {
         do {
             return try connect()
         } catch {
-            closed(lane)
+            closed(forLock: forLock)
             throw error
         }
     }
 
-    /// Takes `connection` back for the next user (closed instead when enough are idle).
-    func giveBack(_ connection: PostgresConnection, _ lane: Lane) {
+    /// Takes `connection` back for the next user (`forLock`: it was taken for a lock).
+    func giveBack(_ connection: PostgresConnection, forLock: Bool = false) {
         condition.lock()
-        if idle.count < limit { idle.append(connection) }  // otherwise closed when the last reference goes
-        released(lane)
+        if forLock { lockHolders -= 1 }
+        if open > limit {
+            open -= 1  // one opened beyond the limit: closed when the last reference goes, below
+        } else {
+            idle.append(connection)
+        }
+        released()
     }
 
     /// Forgets a connection that is dead or in an unknown state (closing it ends its session and so its locks).
-    func discard(_ connection: PostgresConnection, _ lane: Lane) {
-        closed(lane)
+    func discard(_ connection: PostgresConnection, forLock: Bool = false) {
+        closed(forLock: forLock)
     }
 
-    /// A new connection in place of `dead`, which is discarded; the slot stays taken.
-    func replace(_ dead: PostgresConnection, _ lane: Lane) throws -> PostgresConnection {
-        do {
-            return try connect()
-        } catch {
-            closed(lane)
-            throw error
-        }
+    /// A new connection in place of `dead`, which is discarded; the slot stays taken (`forLock`: a lock's).
+    func replace(_ dead: PostgresConnection, forLock: Bool = false) throws -> PostgresConnection {
+        try opened(forLock: forLock)
     }
 
-    private func closed(_ lane: Lane) {
+    private func closed(forLock: Bool) {
         condition.lock()
-        released(lane)
+        open -= 1
+        if forLock { lockHolders -= 1 }
+        released()
     }
 
-    /// With `condition` locked: frees a slot of `lane`, hands a lock's slot to the next waiting task, and unlocks.
-    private func released(_ lane: Lane) {
-        inUse[lane.rawValue] -= 1
-        var next: CheckedContinuation<Void, Never>?
-        if lane == .lock, inUse[lane.rawValue] < limit, !lockWaiters.isEmpty {
-            next = lockWaiters.removeFirst()
-            inUse[lane.rawValue] += 1
-        }
+    /// With `condition` locked: wakes the threads and tasks that may go on now, and unlocks.
+    private func released() {
+        let admitted = admitLockWaiters()
+        // Statements and locks wait for different things: wake them all to look again.
         condition.broadcast()
         condition.unlock()
-        next?.resume()
+        for (waiter, reserved) in admitted { waiter.resume(returning: reserved) }
     }
 }

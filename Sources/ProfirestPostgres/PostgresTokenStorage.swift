@@ -28,9 +28,12 @@ import ProfirestAPI
 /// without blocking a thread: for this process's lock and a free connection suspended, for another process's lock on
 /// one of a few threads the module shares — so a backend serving a thousand restaurants holds no thread per refresh.
 ///
-/// **Connections**: libpq connections are not thread-safe, so each statement borrows one from a small pool and every
-/// lock holder has its own: at most `maximumConnections` for statements and as many for locks held at once, so that a
-/// statement never waits behind a lock's body (which may await a token request). A connection found closed by the
+/// **Connections**: libpq connections are not thread-safe, so each statement borrows one from a small pool (at
+/// most `maximumConnections` open at once) and every lock holder has its own — from three quarters of the pool at
+/// most, so that a read never waits for a lock held across a refresh's network call (in a process of many clients,
+/// reads from async code and the refreshes they wait for would otherwise take every connection and every
+/// cooperative thread between them, and stop). A task waiting for a lock's connection (`withAsyncLock`) is
+/// suspended, not blocking a thread. A connection found closed by the
 /// server is replaced before a statement is sent on it; when a connection is lost while a statement runs, a read is
 /// retried once on a new connection, while a write — which may or may not have happened — throws
 /// `StorageError` (`.unwritable`) saying so.
@@ -66,10 +69,10 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
     ///   - connectionString: where to connect and as whom; never shown by the storage or its errors.
     ///   - table: the table to keep the rows in, an unquoted identifier (letters, digits and `_`, optionally after a
     ///     schema and a dot); created when missing.
-    ///   - maximumConnections: the most connections in use at once for statements, and again for locks (each
-    ///     `withLock` or `withAsyncLock` in progress holds one; a body calling the storage may open one more); further
-    ///     statements wait for a free connection, further locks wait suspended (`withAsyncLock`) or blocked
-    ///     (`withLock`).
+    ///   - maximumConnections: the most connections open at once, at least 2 (each `withLock` or `withAsyncLock` in
+    ///     progress holds one, and at most three quarters of them, at least one fewer, are held by locks; a body
+    ///     calling the storage may open one more); further calls wait for one to be free — `withAsyncLock` suspended,
+    ///     the others blocking their thread.
     ///   - libraryPath: libpq to load, instead of looking for `libpq.so.5` (and macOS's names); one that cannot be
     ///     loaded throws. The first libpq a process loads is the one all its storages use.
     /// - Throws: `StorageError`: `.unreadable` when libpq cannot be loaded, the connection string cannot be
@@ -110,12 +113,12 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
         pool = ConnectionPool(limit: maximumConnections) {
             try PostgresConnection.open(keywords: target.keywords, values: target.values)
         }
-        let connection = try take(.statement, kind: .unreadable, key: nil)
+        let connection = try take(kind: .unreadable, key: nil)
         do {
             try createTableIfMissing(connection)
-            pool.giveBack(connection, .statement)
+            pool.giveBack(connection)
         } catch let failure as QueryFailure {
-            pool.discard(connection, .statement)
+            pool.discard(connection)
             throw error(
                 .unwritable, key: nil, failure,
                 doing: "the table is missing and cannot be created (create it yourself: CREATE TABLE \(table) "
@@ -271,21 +274,21 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
         if let holder = holders.holder(of: key) {
             return try run(sql, parameters, holding: holder, kind: kind, write: write)
         }
-        var connection = try take(.statement, kind: kind, key: key)
+        var connection = try take(kind: kind, key: key)
         for attempt in 0..<2 {
-            if connection.isKnownDead { connection = try replace(connection, .statement, kind: kind, key: key) }
+            if connection.isKnownDead { connection = try replace(connection, kind: kind, key: key) }
             switch connection.execute(sql, parameters) {
             case .success(let rows):
-                pool.giveBack(connection, .statement)
+                pool.giveBack(connection)
                 return rows
             case .failure(let failure) where !failure.connectionLost:
-                pool.giveBack(connection, .statement)
+                pool.giveBack(connection)
                 throw error(kind, key: key, failure)
             case .failure(let failure) where write || attempt == 1:
-                pool.discard(connection, .statement)
+                pool.discard(connection)
                 throw write ? lostWhileWriting(key, failure) : error(kind, key: key, failure)
             case .failure:
-                connection = try replace(connection, .statement, kind: kind, key: key)
+                connection = try replace(connection, kind: kind, key: key)
             }
         }
         preconditionFailure("the loop above returns or throws")
@@ -319,16 +322,16 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
     /// (a lost session holds no lock, so asking again is safe).
     private func lock(_ key: String) throws -> LockHolder {
         let id = Self.lockID(table: table, key: key)
-        var connection = try take(.lock, kind: .lockFailed, key: key)
+        var connection = try take(kind: .lockFailed, key: key, forLock: true)
         for attempt in 0..<2 {
-            if connection.isKnownDead { connection = try replace(connection, .lock, kind: .lockFailed, key: key) }
+            if connection.isKnownDead { connection = try replace(connection, kind: .lockFailed, key: key, forLock: true) }
             switch connection.execute("SELECT pg_advisory_lock($1::bigint)", [String(id)]) {
             case .success:
                 return LockHolder(key: key, lockID: id, connection: connection, owner: holders.owner)
             case .failure(let failure) where failure.connectionLost && attempt == 0:
-                connection = try replace(connection, .lock, kind: .lockFailed, key: key)
+                connection = try replace(connection, kind: .lockFailed, key: key, forLock: true)
             case .failure(let failure):
-                if failure.connectionLost { pool.discard(connection, .lock) } else { pool.giveBack(connection, .lock) }
+                if failure.connectionLost { pool.discard(connection, forLock: true) } else { pool.giveBack(connection, forLock: true) }
                 throw error(.lockFailed, key: key, failure, doing: "the lock cannot be taken")
             }
         }
@@ -347,7 +350,7 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
             throw cannotConnect(.lockFailed, key: key, failure)
         }
         for attempt in 0..<2 {
-            if connection.isKnownDead { connection = try replace(connection, .lock, kind: .lockFailed, key: key) }
+            if connection.isKnownDead { connection = try replace(connection, kind: .lockFailed, key: key, forLock: true) }
             var outcome = connection.execute("SELECT pg_try_advisory_lock($1::bigint)", [String(id)])
             if case .success(let rows) = outcome, rows.first != "t" {
                 let waiting = connection
@@ -359,9 +362,9 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
             case .success:
                 return LockHolder(key: key, lockID: id, connection: connection, owner: holders.owner)
             case .failure(let failure) where failure.connectionLost && attempt == 0:
-                connection = try replace(connection, .lock, kind: .lockFailed, key: key)
+                connection = try replace(connection, kind: .lockFailed, key: key, forLock: true)
             case .failure(let failure):
-                if failure.connectionLost { pool.discard(connection, .lock) } else { pool.giveBack(connection, .lock) }
+                if failure.connectionLost { pool.discard(connection, forLock: true) } else { pool.giveBack(connection, forLock: true) }
                 throw error(.lockFailed, key: key, failure, doing: "the lock cannot be taken")
             }
         }
@@ -373,35 +376,35 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
     private func unlock(_ holder: LockHolder) {
         holder.markReleased()
         guard !holder.lost else {
-            pool.discard(holder.connection, .lock)
+            pool.discard(holder.connection, forLock: true)
             return
         }
         switch holder.execute("SELECT pg_advisory_unlock($1::bigint)", [String(holder.lockID)]) {
         case .success(let rows) where rows.first == "t":
-            pool.giveBack(holder.connection, .lock)
+            pool.giveBack(holder.connection, forLock: true)
         case .success:
             // The session did not hold the lock: it cannot have kept it all along.
             holder.lost = true
-            pool.discard(holder.connection, .lock)
+            pool.discard(holder.connection, forLock: true)
         case .failure(let failure):
             if failure.connectionLost { holder.lost = true }
-            pool.discard(holder.connection, .lock)
+            pool.discard(holder.connection, forLock: true)
         }
     }
 
-    private func take(_ lane: ConnectionPool.Lane, kind: StorageError.Kind, key: String?) throws -> PostgresConnection {
+    private func take(kind: StorageError.Kind, key: String?, forLock: Bool = false) throws -> PostgresConnection {
         do {
-            return try pool.take(lane, beyondLimit: holders.callerHoldsAny)
+            return try pool.take(beyondLimit: holders.callerHoldsAny, forLock: forLock)
         } catch let failure as QueryFailure {
             throw cannotConnect(kind, key: key, failure)
         }
     }
 
-    private func replace(_ dead: PostgresConnection, _ lane: ConnectionPool.Lane, kind: StorageError.Kind, key: String?)
-        throws -> PostgresConnection
+    private func replace(_ dead: PostgresConnection, kind: StorageError.Kind, key: String?, forLock: Bool = false) throws
+        -> PostgresConnection
     {
         do {
-            return try pool.replace(dead, lane)
+            return try pool.replace(dead, forLock: forLock)
         } catch let failure as QueryFailure {
             throw cannotConnect(kind, key: key, failure)
         }

@@ -22,6 +22,24 @@
 //       `c KEY` (a customer's Idempotency-Key) or `p ID` (a punch's id), also when the server refused it — then
 //       waits until nothing waits in the file, and prints {"done": true} (CrossProcessOutboxTests kills it with
 //       SIGKILL at a random moment)
+//   ProfirestRefreshProbe put --postgres CONNINFO [--table NAME]
+//       stores what its standard input holds, one JSON object a line {"key": K, "value": V}, then prints
+//       {"stored": n} (make soak seeds the replicas' connections so; the values never appear on a command line)
+//   ProfirestRefreshProbe replica --base URL --postgres CONNINFO --client ID --connections N --seconds S --log PATH
+//           [--interval I] [--margin M] [--pool P] [--die-after-answer N] [--without-lock]
+//       one replica of a partner's backend (make soak's replica trials, SoakReplicas.swift): a client for each of the
+//       N connections `profirest-api:<client>:replica-<i>`, all on one PostgresTokenStorage (P connections, 8) and one
+//       CurlTransport, each making GET /v2/connection every I seconds (2; at random, 0.5–1.5 I) for S seconds and
+//       refreshing its token M seconds (1) before it expires. It appends to the file PATH a line per moment of a
+//       token request, written before the library goes on, so that what a SIGKILL cut short can be read afterwards:
+//       {"t": ms since 1970, "c": i, "e": EVENT} with EVENT `ask` (a token request goes out for connection i),
+//       `answer` (its 200 came back), `stored` (the state document of i was written and committed to PostgreSQL),
+//       `invalid_grant` (the server refused the refresh token), `refused` (another status), `no_answer`,
+//       `unpaired` (onUnpaired); with --die-after-answer N it ends itself at once (_exit, no cleanup, as a SIGKILL
+//       there would) right after its N-th `answer` line, inside the window between the server's answer and the write;
+//       with --without-lock (the soak's control) its storage runs the refresh without the lock across processes;
+//       a line {"e": "start"} first, the requests' outcomes so far every second
+//       {"e": "totals", "ok": n, "errors": {…}, …} and at the end {"e": "end", …} alike.
 //
 // It never prints a token: only counts, error codes and times.
 import Foundation
@@ -223,7 +241,9 @@ case "loop": await loop()
 case "hold-lock": holdLock()
 case "increment": increment()
 case "outbox": await outbox()
+case "put": put()
+case "replica": await replica()
 default:
-    FileHandle.standardError.write(Data("usage: ProfirestRefreshProbe calls|loop|hold-lock|increment|outbox …\n".utf8))
+    FileHandle.standardError.write(Data("usage: ProfirestRefreshProbe calls|loop|hold-lock|increment|outbox|put|replica …\n".utf8))
     exit(2)
 }

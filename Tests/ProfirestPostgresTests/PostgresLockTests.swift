@@ -81,6 +81,45 @@ final class PostgresLockTests: PostgresTestCase {
         XCTAssertEqual(try storage.get("one"), nil, "reads and writes do not wait for locks")
     }
 
+    func testReadsDoNotWaitForLocksHeldAcrossARefresh() throws {
+        // Four connections: three for locks at most, so a read gets one while every lock waits (as a refresh waits on
+        // the network, which in a client runs on the very cooperative threads a read from async code would block).
+        let storage = try storage(maximumConnections: 4)
+        try storage.set("read-me", "1")
+        let release = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        let failures = Failures()
+        for index in 0..<4 {
+            Thread {
+                do {
+                    try storage.withLock("held-\(index)") {
+                        held.signal()
+                        release.wait()
+                    }
+                } catch {
+                    failures.record(error)
+                }
+                held.signal()  // the fourth lock, once one of the first three is released
+            }.start()
+        }
+        for _ in 0..<3 { XCTAssertEqual(held.wait(timeout: .now() + 120), .success, "three locks are held") }
+        XCTAssertEqual(held.wait(timeout: .now() + 1), .timedOut, "the fourth lock waits: three quarters are for locks")
+        let read = DispatchSemaphore(value: 0)
+        Thread {
+            do {
+                let value = try storage.get("read-me")
+                if value != "1" { failures.record(StorageError(kind: .corrupt, path: "read-me", reason: "read \(value ?? "nil")")) }
+            } catch {
+                failures.record(error)
+            }
+            read.signal()
+        }.start()
+        XCTAssertEqual(read.wait(timeout: .now() + 120), .success, "a read is not kept waiting by the locks")
+        for _ in 0..<4 { release.signal() }
+        XCTAssertTrue((0..<5).allSatisfy { _ in held.wait(timeout: .now() + 120) == .success }, "every lock got its turn")
+        XCTAssertEqual(failures.all, [])
+    }
+
     func testASessionEndedUnderTheLockIsAClearErrorAndTheNextCallWorks() throws {
         let storage = try storage()
         try storage.set("profirest-api:x", "1")

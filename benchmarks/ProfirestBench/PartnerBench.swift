@@ -248,7 +248,7 @@ func partnerChild(base: String, _ arguments: [String]) async throws {
 
     // The partner's storage: one for every connection, a key each, holding the connection's state document.
     let storage = MemoryTokenStorage()
-    for (index, row) in rows.enumerated() { try storage.set(partnerKey(restaurants[index]), try stateDocument(row)) }
+    for (index, row) in rows.enumerated() { try storage.set(partnerKey(restaurants[index]), try partnerStateDocument(row)) }
     var watchers: [EventWatcher] = []
     var runs: [Task<Void, Never>] = []
     var clients: [ProfirestApi] = []
@@ -483,7 +483,7 @@ func waitStreaming(_ watchers: [EventWatcher], limit: TimeInterval) async throws
 func partnerKey(_ restaurant: String) -> String { "profirest-api:moje-aplikace:restaurant-\(restaurant)" }
 
 /// A partner connection's state document (README, "The state document") from the tokens of a bulk consent.
-func stateDocument(_ row: [String: Any]) throws -> String {
+private func partnerStateDocument(_ row: [String: Any]) throws -> String {
     let expiresIn = row["expires_in"] as? Int ?? 1800
     let document: [String: Any] = [
         "version": 1, "access_token": row["access_token"] ?? "", "refresh_token": row["refresh_token"] ?? "",

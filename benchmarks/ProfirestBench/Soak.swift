@@ -19,6 +19,9 @@
 //       event id: SoakEvents.swift (`--events`, 100 000; the cuts and outages scale with it).
 //   refresh_*, token_file_corruptions
 //       processes on one token file, killed at random during refreshes that meet dropped connections (SoakRefresh.swift)
+//   replica_*
+//       replica processes of a partner's backend on one PostgreSQL, a strict server, tokens expiring every few
+//       seconds, replicas killed at random (SoakReplicas.swift; `--only replica` runs these trials alone)
 //
 // The sandbox runs without --validate (cost), with an in-memory database; its stdin ties its life to ours.
 import Foundation
@@ -31,10 +34,14 @@ struct SoakSettings {
     var events = 100_000
     var writers = 8
     var refresh = RefreshSoakSettings()
+    var replica: ReplicaSoakSettings
+    /// `--only replica`: the replica trials alone.
+    var only: String?
     var output = "benchmarks/results/soak.json"
     var python = Sandbox.defaultPython
 
     init(_ arguments: [String]) {
+        replica = ReplicaSoakSettings(arguments)
         var i = 1
         while i + 1 < arguments.count {
             let value = arguments[i + 1]
@@ -46,6 +53,7 @@ struct SoakSettings {
             case "--events": events = Int(value) ?? events
             case "--output": output = value
             case "--python": python = value
+            case "--only": only = value
             default: i -= 1
             }
             i += 2
@@ -61,6 +69,15 @@ func soakFaults() -> [String: Any] { [
 
 func runSoak(_ arguments: [String]) async throws {
     let settings = SoakSettings(arguments)
+    if let only = settings.only {
+        guard only == "replica" else { throw BenchFailure("--only: the soak has one part to run alone, replica") }
+        let results = try await soakReplicas(settings.replica, python: settings.python) ?? [:]
+        try merge(results, into: settings.output)
+        for key in results.keys.sorted() { print(key, results[key]!) }
+        let bad = results.isEmpty ? [] : replicaMisses(results, settings.replica)
+        if !bad.isEmpty { throw BenchFailure("soak targets missed: \(bad)") }
+        return
+    }
     let sandbox = try Sandbox(python: settings.python)
     defer { sandbox.stop() }
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("profirest-soak-\(UUID().uuidString)")
@@ -77,6 +94,8 @@ func runSoak(_ arguments: [String]) async throws {
         storage: directory.appendingPathComponent("events-tokens.json").path)
     results.merge(events) { $1 }
     for (key, value) in try await soakRefresh(sandbox, settings.refresh, directory: directory) { results[key] = value }
+    let replicas = try await soakReplicas(settings.replica, python: settings.python) ?? [:]
+    results.merge(replicas) { $1 }
     let stats = try await sandbox.admin("GET", "stats")
     results["body_mismatch_under_key"] = stats["body_mismatch_under_key"] as? Int ?? -1
     results["faults_triggered"] = stats["faults_triggered"] as? Int ?? -1
@@ -89,6 +108,7 @@ func runSoak(_ arguments: [String]) async throws {
         "token_file_corruptions", "refresh_invalid_grant", "events_gaps", "events_duplicates_after_ack",
     ].filter { (results[$0] as? Int ?? 1) != 0 }
     if (results["refresh_stall_max_s"] as? Double ?? 99) > 5 { bad.append("refresh_stall_max_s") }
+    if !replicas.isEmpty { bad += replicaMisses(replicas, settings.replica) }
     // The paths the event part exists for must have been taken, or its zeros prove nothing.
     for reached in ["events_polling_phases", "events_cursor_resets"] where (results[reached] as? Int ?? 0) < 1 {
         bad.append(reached)

@@ -198,3 +198,17 @@ def test_one_restaurants_feed_can_be_failed_and_cut_alone(api):
     api.admin("POST", "/events", {"restaurant_id": spared["restaurant_id"]})
     assert streams[spared["connection_id"]].next_event() is not None, "the other stream goes on"
     streams[spared["connection_id"]].close(api)
+
+
+def test_refresh_early_counts_a_second_refresh_within_one_lifetime(api):
+    api.admin("POST", "/config", {"access_token_ttl": 2, "refresh_grace": 0})
+    api.admin("DELETE", "/stats")
+    row = api.admin("POST", "/consents/bulk", {"count": 1})["data"][0]
+    # At once: the access token has (almost) all of its two seconds left — a refresh nobody needed yet.
+    first = refresh(api, row["refresh_token"]).json()
+    assert api.admin("GET", "/stats")["refresh_early"] == 1
+    time.sleep(1.2)  # past half the lifetime (a lower bound: a busy machine only makes it later)
+    second = refresh(api, first["refresh_token"]).json()
+    assert second["expires_in"] == 2
+    stats = api.admin("GET", "/stats")
+    assert stats["refresh_early"] == 1 and stats["token_refreshes"] == {"moje-aplikace": 2}

@@ -7,7 +7,7 @@ import Foundation
 /// - A token is renewed `refreshMargin` before it expires, and after a 401 `invalid_token` only when the rejected
 ///   token is still the current one (otherwise the newer one is returned without a request).
 /// - The refresh runs inside the storage lock and re-reads the state there: when another process has already
-///   rotated the tokens, its fresh token is adopted without a request (`RefreshStep`).
+///   rotated the tokens, its fresh token is adopted without a request (`LockedRefresh`).
 /// - `invalid_grant` deletes the tokens, calls `onUnpaired` and fails with `AuthFailure.notPaired`;
 ///   `invalid_client` / `unauthorized_client` keep the tokens and are thrown as they are; a failure on the way (the
 ///   network, a 5xx) is sent again after 1 s and 2 s (`SendPolicy.tokenRequest`), then thrown with the tokens kept.
@@ -104,7 +104,7 @@ actor TokenRefresher {
         }
         let store = core.store
         let generation = store.generation
-        let step = RefreshStep(
+        let step = LockedRefresh(
             core: core, client: client, margin: refreshMargin, replacing: old, generation: generation, limit: stormGuard(now: core.clock()))
         let outcome = try await store.exclusive { try await step.run($0) }
         // The actor was released during the await: re-check that the connection is still the one we refreshed.
@@ -150,7 +150,7 @@ actor TokenRefresher {
 
 /// One refresh decision, made while the storage lock is held (see `StateStore.exclusive`), so that of several
 /// processes sharing the storage only one spends the single-use refresh token and the others adopt its result.
-struct RefreshStep: Sendable {
+struct LockedRefresh: Sendable {
     enum Outcome: Sendable, Equatable {
         /// Someone else (another process, or a refresh we joined late) already stored a fresh token.
         case adopted(String)

@@ -58,7 +58,7 @@ public enum OutboxOutcome: Sendable, Hashable {
 /// ```swift
 /// let outbox = try api.outbox(path: "outbox.json", onFailure: { failure in log(failure.item.id, failure.error.code) })
 /// ```
-public struct OutboxFailure: Error, Sendable, CustomStringConvertible {
+public struct OutboxFailure: Sendable, CustomStringConvertible {
     /// The write that was refused, as it waited in the outbox.
     public let item: OutboxItem
     /// The server's refusal, whose `code` says why (a shared PIN's `staff_ambiguous`, a validation failure…).

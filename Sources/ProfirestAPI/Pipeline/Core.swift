@@ -5,7 +5,7 @@ import Foundation
 /// state store, the clock, sleep and observer, the retry schedule, and who holds the tokens.
 ///
 /// `send(_:policy:)` is the library's one retry loop: per attempt it adds the tokens (only towards the API's own
-/// origin, never over plain http to a remote host), performs it (`Attempt`), and by the call's `SendPolicy` renews
+/// origin, never over plain http to a remote host), performs it (`Exchange`), and by the call's `SendPolicy` renews
 /// the access token once after `401 invalid_token`, waits and sends again, or throws. `openStream(_:policy:)` is
 /// the same loop for the event stream.
 final class Core: Sendable {
@@ -112,11 +112,11 @@ final class Core: Sendable {
             let observed = observe.map { observe in
                 Observed(observe: observe, level: policy.observation, attempt: ProfirestEvent.Attempt(
                     method: request.method, path: request.target.url.path, number: number,
-                    idempotencyKey: request.headers[IdempotencyKey.header]))
+                    idempotencyKey: request.headers[RequestOptions.IdempotencyKey.header]))
             }
             observed?.started()
 
-            let attempt = Attempt(core: self, timeout: timeout, secrets: tokens.secrets + policy.secrets)
+            let attempt = Exchange(core: self, timeout: timeout, secrets: tokens.secrets + policy.secrets)
             let failure: any Error
             var answeredStatus = 0
             do {
@@ -334,7 +334,8 @@ extension Core: CustomStringConvertible, CustomReflectable {
 /// | `oauthOnce`       | no     | none: its caller decides (pairing polls, a consent is completed again) | nothing |
 ///
 /// The outbox sends each write as an `apiCall` without retries of its own, and keeps or refuses what failed by
-/// `keepsWriteWaiting`; the event feed waits between reconnections by `FeedSchedule`, on the same `Backoff`.
+/// `keepsWriteWaiting`; the outbox between its rounds and the event feed after an error wait by the same
+/// `RetrySchedule` (`roundWait`).
 struct SendPolicy: Sendable {
     enum Observation: Sendable {
         case attemptsAndRetries, retries, nothing

@@ -71,8 +71,8 @@ extension ProfirestRequest {
         if let encoded { headers["Content-Type"] = options.contentType ?? encoded.contentType }
         if let ifMatch = options.ifMatch { headers["If-Match"] = ifMatch }
         if let ifNoneMatch = options.ifNoneMatch { headers["If-None-Match"] = ifNoneMatch }
-        if let key = IdempotencyKey.value(method: method, option: options.idempotencyKey, now: now) {
-            headers[IdempotencyKey.header] = key
+        if let key = options.idempotencyKey.value(method: method, now: now) {
+            headers[RequestOptions.IdempotencyKey.header] = key
         }
         for (name, value) in options.headers {
             let lower = name.lowercased()
@@ -288,19 +288,20 @@ enum PercentEncoding {
     }
 }
 
-/// Where a request gets its `Idempotency-Key`, chosen once per call so every automatic retry repeats it.
-///
-/// - POST with `.auto` (the default): a new UUIDv7 — also when `retries` is 0, because a caller or a proxy may
-///   still repeat the request.
-/// - `.key(…)` or a string literal: the caller's key, on any method but GET/HEAD.
-/// - `.none`: no key.
-/// - GET and HEAD never carry one: they are safe to repeat anyway and the server ignores it there.
-enum IdempotencyKey {
+extension RequestOptions.IdempotencyKey {
     static let header = "Idempotency-Key"
 
-    static func value(method: String, option: IdempotencyKeyOption, now: Date) -> String? {
+    /// Where a request gets its `Idempotency-Key`, chosen once per call (in `outgoing`) so every automatic retry
+    /// repeats it:
+    ///
+    /// - POST with `.auto` (the default): a new UUIDv7 — also when `retries` is 0, because a caller or a proxy may
+    ///   still repeat the request.
+    /// - `.key(…)` or a string literal: the caller's key, on any method but GET/HEAD.
+    /// - `.none`: no key.
+    /// - GET and HEAD never carry one: they are safe to repeat anyway and the server ignores it there.
+    func value(method: String, now: Date) -> String? {
         if method == "GET" || method == "HEAD" { return nil }
-        switch option {
+        switch self {
         case .none: return nil
         case .key(let key): return key
         case .auto: return method == "POST" ? UUIDv7.make(now: now) : nil

@@ -17,7 +17,7 @@ public struct RequestOptions: Sendable, Hashable {
     /// ```swift
     /// .init(idempotencyKey: "k1")
     /// ```
-    public var idempotencyKey: IdempotencyKeyOption
+    public var idempotencyKey: IdempotencyKey
     /// `If-Match`, e.g. the ETag of a read.
     ///
     /// ```swift
@@ -35,7 +35,7 @@ public struct RequestOptions: Sendable, Hashable {
     /// ```swift
     /// .init(staff: .required)
     /// ```
-    public var staff: StaffOption
+    public var staff: Staff
     /// Retries for this request instead of the client's `retries`.
     ///
     /// ```swift
@@ -71,7 +71,7 @@ public struct RequestOptions: Sendable, Hashable {
     /// ```swift
     /// .init(auth: .none)
     /// ```
-    public var auth: AuthOption
+    public var auth: Auth
 
     /// Options for one request; every option left out keeps the client's behaviour.
     ///
@@ -92,9 +92,9 @@ public struct RequestOptions: Sendable, Hashable {
     /// RequestOptions(query: ["channel": "pos"], staff: .required)
     /// ```
     public init(
-        query: [String: QueryValue] = [:], idempotencyKey: IdempotencyKeyOption = .auto, ifMatch: String? = nil,
-        ifNoneMatch: String? = nil, staff: StaffOption = .auto, retries: Int? = nil, timeout: TimeInterval? = nil,
-        accept: String? = nil, contentType: String? = nil, headers: [String: String] = [:], auth: AuthOption = .auto
+        query: [String: QueryValue] = [:], idempotencyKey: IdempotencyKey = .auto, ifMatch: String? = nil,
+        ifNoneMatch: String? = nil, staff: Staff = .auto, retries: Int? = nil, timeout: TimeInterval? = nil,
+        accept: String? = nil, contentType: String? = nil, headers: [String: String] = [:], auth: Auth = .auto
     ) {
         self.query = query
         self.idempotencyKey = idempotencyKey
@@ -110,57 +110,63 @@ public struct RequestOptions: Sendable, Hashable {
     }
 }
 
-/// Whether and which `Idempotency-Key` a request carries (see `Pipeline/IdempotencyKey.swift`).
-///
-/// ```swift
-/// try await api.post(path, body: order, options: .init(idempotencyKey: .key("order-\(localID)")))
-/// ```
-public enum IdempotencyKeyOption: Sendable, Hashable, ExpressibleByStringLiteral {
-    /// A new key for each POST call, repeated on its automatic retries (the default).
-    case auto
-    /// No key.
-    case none
-    /// Your own key, stored with the record so a repeat after a restart is recognised.
-    case key(String)
-
-    /// Your own key, written as a string literal: the same as `.key(…)`.
-    ///
-    /// - Parameter value: your key; the same text names the same write.
+extension RequestOptions {
+    /// Whether and which `Idempotency-Key` a request carries (chosen in `Pipeline/ProfirestRequest.swift`).
     ///
     /// ```swift
-    /// let option: IdempotencyKeyOption = "order-42"
+    /// try await api.post(path, body: order, options: .init(idempotencyKey: .key("order-\(localID)")))
     /// ```
-    public init(stringLiteral value: String) { self = .key(value) }
+    public enum IdempotencyKey: Sendable, Hashable, ExpressibleByStringLiteral {
+        /// A new key for each POST call, repeated on its automatic retries (the default).
+        case auto
+        /// No key.
+        case none
+        /// Your own key, stored with the record so a repeat after a restart is recognised.
+        case key(String)
+
+        /// Your own key, written as a string literal: the same as `.key(…)`.
+        ///
+        /// - Parameter value: your key; the same text names the same write.
+        ///
+        /// ```swift
+        /// let option: RequestOptions.IdempotencyKey = "order-42"
+        /// ```
+        public init(stringLiteral value: String) { self = .key(value) }
+    }
 }
 
-/// Whether a request carries the signed-in employee's `Profirest-Staff-Token`.
-///
-/// ```swift
-/// try await api.post("/restaurants/\(rid)/receipts", body: receipt, options: .init(staff: .required))
-/// ```
-public enum StaffOption: Sendable, Hashable {
-    /// Send it when an employee is signed in (the default).
-    case auto
-    /// Require a signed-in employee: without one the call fails with `staff_session_required` and nothing is sent.
-    case required
-    /// Never send it.
-    case none
-    /// Send this staff token.
-    case token(String)
+extension RequestOptions {
+    /// Whether a request carries the signed-in employee's `Profirest-Staff-Token`.
+    ///
+    /// ```swift
+    /// try await api.post("/restaurants/\(rid)/receipts", body: receipt, options: .init(staff: .required))
+    /// ```
+    public enum Staff: Sendable, Hashable {
+        /// Send it when an employee is signed in (the default).
+        case auto
+        /// Require a signed-in employee: without one the call fails with `staff_session_required` and nothing is sent.
+        case required
+        /// Never send it.
+        case none
+        /// Send this staff token.
+        case token(String)
+    }
 }
 
-/// Which `Authorization` a request carries.
-///
-/// ```swift
-/// let metadata: JSONValue = try await api.get("/.well-known/oauth-authorization-server", options: .init(auth: .none))
-/// ```
-public enum AuthOption: Sendable, Hashable {
-    /// The connection's access token, when there is one (the default).
-    case auto
-    /// No `Authorization` header.
-    case none
-    /// This bearer token instead of the connection's; never refreshed.
-    case bearer(String)
+extension RequestOptions {
+    /// Which `Authorization` a request carries.
+    ///
+    /// ```swift
+    /// let metadata: JSONValue = try await api.get("/.well-known/oauth-authorization-server", options: .init(auth: .none))
+    /// ```
+    public enum Auth: Sendable, Hashable {
+        /// The connection's access token, when there is one (the default).
+        case auto
+        /// No `Authorization` header.
+        case none
+        /// This bearer token instead of the connection's; never refreshed.
+        case bearer(String)
+    }
 }
 
 // Per-request options can carry a bearer token, a staff token and headers of the app's own; logging the options
@@ -198,7 +204,7 @@ extension RequestOptions: CustomStringConvertible, CustomDebugStringConvertible,
     }
 }
 
-extension AuthOption: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension RequestOptions.Auth: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `auto`, `none` or `bearer(<redacted>)`.
     ///
     /// ```swift
@@ -227,7 +233,7 @@ extension AuthOption: CustomStringConvertible, CustomDebugStringConvertible, Cus
     public var customMirror: Mirror { Mirror(self, children: [Mirror.Child](), displayStyle: .enum) }
 }
 
-extension StaffOption: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension RequestOptions.Staff: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `auto`, `required`, `none` or `token(<redacted>)`.
     ///
     /// ```swift

@@ -732,17 +732,17 @@ extension ArticleSnippetContext {
         _ = (brno, olomouc)
     }
 
-    // TokensAndStorage.md, line 97
+    // TokensAndStorage.md, line 103
     func tokensAndStorage5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 97)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 103)
         let reporting = ProfirestApi(options: .init(
             accessToken: ProcessInfo.processInfo.environment["PROFIREST_ACCESS_TOKEN"]))
 #sourceLocation()
         _ = reporting
     }
 
-    // TokensAndStorage.md, line 106
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 106)
+    // TokensAndStorage.md, line 112
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 112)
     struct DatabaseTokenStorage: TokenStorage {
         let database: AppDatabase
 

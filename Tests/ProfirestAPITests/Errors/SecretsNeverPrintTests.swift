@@ -61,8 +61,8 @@ final class SecretsNeverPrintTests: XCTestCase {
             headers: ["X-Api-Key": Self.clientSecret, "X-Trace": "trace-42"], auth: .bearer(Self.access))
         assertNoSecrets(options, [Self.staffToken, Self.clientSecret, Self.access],
                         shows: ["bearer(<redacted>)", "token(<redacted>)", "trace-42", "X-Api-Key", "pos"])
-        assertNoSecrets(AuthOption.bearer(Self.access), [Self.access], shows: ["bearer(<redacted>)"])
-        assertNoSecrets(StaffOption.token(Self.staffToken), [Self.staffToken], shows: ["token(<redacted>)"])
+        assertNoSecrets(RequestOptions.Auth.bearer(Self.access), [Self.access], shows: ["bearer(<redacted>)"])
+        assertNoSecrets(RequestOptions.Staff.token(Self.staffToken), [Self.staffToken], shows: ["token(<redacted>)"])
     }
 
     func testPairingShowsTheUserCodeButNotTheDeviceCode() throws {

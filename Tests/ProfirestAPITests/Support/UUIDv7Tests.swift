@@ -121,6 +121,19 @@ final class UUIDv7Tests: XCTestCase {
         XCTAssertEqual(results.all.count, 40_000)
         XCTAssertEqual(Set(results.all).count, 40_000)
     }
+
+    /// `ProfirestApi.uuid()`, the public way to one (moved from Client/RequestBuildingTests).
+    func testUUIDIsVersion7AndStrictlyIncreasing() {
+        var previous = ""
+        for _ in 0..<2_000 {
+            let id = ProfirestApi.uuid()
+            XCTAssertEqual(id.count, 36)
+            XCTAssertEqual(Array(id)[14], "7")
+            XCTAssertTrue("89ab".contains(Array(id)[19]))
+            XCTAssertGreaterThan(id, previous)
+            previous = id
+        }
+    }
 }
 
 private final class IdBox: @unchecked Sendable {

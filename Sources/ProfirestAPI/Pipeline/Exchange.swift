@@ -6,7 +6,7 @@ import Foundation
 ///
 /// What happens around an attempt — which tokens it carries, whether a failure is retried or renews a token — is
 /// its caller's business: `Core.send`, by the call's `SendPolicy`.
-struct Attempt: Sendable {
+struct Exchange: Sendable {
     /// What an attempt ended with, when it ended with something to decide on.
     enum Outcome: Sendable {
         /// A 2xx (or 304) answer, read whole.

@@ -2,8 +2,13 @@ import Foundation
 import XCTest
 @testable import ProfirestAPI
 
-/// The reference's "Requests" section: paths, query, bodies and headers as they reach the transport.
-final class RequestBuildingTests: XCTestCase {
+/// `ProfirestRequest.swift`: a call as it reaches the transport — the reference's "Requests" section: paths and the
+/// base address (`RequestTarget`, `APIBase`), the query (`QueryEncoding`), bodies (`RequestBody`), headers, the
+/// `Idempotency-Key` (on every POST by default, the same on every automatic retry, the caller's honoured, never on
+/// GET) — and a success decoded into the caller's type (`ResponseDecoding`).
+final class ProfirestRequestTests: XCTestCase {
+    // MARK: Paths, relative to /v2, and the base address
+
     func testPathsAreRelativeToV2() async throws {
         let h = Harness([ok])
         try await h.api.get("/restaurants/11/catalog")
@@ -50,7 +55,7 @@ final class RequestBuildingTests: XCTestCase {
         XCTAssertTrue(e?.message.contains("http(s)") == true)
     }
 
-    // Query: empty values left out, arrays joined with commas, stable order, `+` encoded.
+    // MARK: Query: empty values left out, arrays joined with commas, stable order, `+` encoded
 
     func testQueryEncoding() async throws {
         let h = Harness([ok])
@@ -69,7 +74,18 @@ final class RequestBuildingTests: XCTestCase {
         XCTAssertEqual(h.last?.url.absoluteString, "https://api.mujprofirest.cz/v2/events?since=x&limit=5")
     }
 
-    // Bodies: dictionary or array literal, Encodable model, .data, .text.
+    /// The two flavours in one place: RFC 3986 for paths and queries, x-www-form-urlencoded for the OAuth forms;
+    /// both encode `+`, which a server reads bare as a space.
+    func testTheTwoPercentEncodings() {
+        XCTAssertEqual(PercentEncoding.rfc3986("a b+c*~/"), "a%20b%2Bc%2A~%2F")
+        XCTAssertEqual(PercentEncoding.form("a b+c*~/"), "a+b%2Bc*%7E%2F")
+        XCTAssertEqual(PercentEncoding.form("řš"), "%C5%99%C5%A1")
+        XCTAssertEqual(
+            PercentEncoding.formBody(["scope": "attendance:read orders", "grant_type": "refresh_token"]),
+            "grant_type=refresh_token&scope=attendance%3Aread+orders")
+    }
+
+    // MARK: Bodies: dictionary or array literal, Encodable model, .data, .text
 
     func testDictionaryLiteralBodyIsSortedJSON() async throws {
         let h = Harness([ok])
@@ -118,7 +134,7 @@ final class RequestBuildingTests: XCTestCase {
         XCTAssertNil(h.last?.header("Content-Type"))
     }
 
-    // Headers: Accept, Accept-Language, If-Match, If-None-Match, contentType, custom.
+    // MARK: Headers: Accept, Accept-Language, If-Match, If-None-Match, contentType, custom; the method
 
     func testDefaultHeaders() async throws {
         let h = Harness([ok])
@@ -167,15 +183,95 @@ final class RequestBuildingTests: XCTestCase {
         XCTAssertEqual(h.last?.method, "PUT")
     }
 
-    func testUUIDIsVersion7AndStrictlyIncreasing() {
-        var previous = ""
-        for _ in 0..<2_000 {
-            let id = ProfirestApi.uuid()
-            XCTAssertEqual(id.count, 36)
-            XCTAssertEqual(Array(id)[14], "7")
-            XCTAssertTrue("89ab".contains(Array(id)[19]))
-            XCTAssertGreaterThan(id, previous)
-            previous = id
-        }
+    // MARK: IdempotencyKey
+
+    func testEveryPOSTGetsAUUIDv7Key() async throws {
+        let h = Harness([ok, ok])
+        try await h.api.post("/restaurants/11/quotes", body: ["a": 1])
+        try await h.api.post("/restaurants/11/quotes", body: ["a": 1])
+        let keys = h.requests.compactMap { $0.header("Idempotency-Key") }
+        XCTAssertEqual(keys.count, 2)
+        XCTAssertNotEqual(keys[0], keys[1])
+        XCTAssertEqual(Array(keys[0])[14], "7")
+    }
+
+    func testAKeyIsSentAlsoWhenRetriesAreZero() async throws {
+        let h = Harness([ok], retries: 0)
+        try await h.api.post("/restaurants/11/quotes", body: ["a": 1])
+        XCTAssertNotNil(h.last?.header("Idempotency-Key"))
+    }
+
+    func testTheSameKeyOnEveryAutomaticRetry() async throws {
+        let h = Harness([.status(503), .fail(URLError(.networkConnectionLost)), .problem(409, ErrorCode.idempotencyInProgress), ok])
+        try await h.api.post("/restaurants/11/orders", body: ["a": 1])
+        XCTAssertEqual(h.requests.count, 4)
+        XCTAssertEqual(Set(h.requests.compactMap { $0.header("Idempotency-Key") }).count, 1)
+        XCTAssertEqual(h.requests.compactMap { $0.header("Idempotency-Key") }.count, 4)
+    }
+
+    func testTheCallersKeyIsHonoured() async throws {
+        let h = Harness([.status(503), ok, ok])
+        let localID = 42
+        try await h.api.post("/restaurants/11/orders", body: ["a": 1], options: .init(idempotencyKey: .key("order-\(localID)")))
+        try await h.api.post("/restaurants/11/orders", body: ["a": 1], options: .init(idempotencyKey: "literal-key"))
+        XCTAssertEqual(h.requests.map { $0.header("Idempotency-Key") }, ["order-42", "order-42", "literal-key"])
+    }
+
+    func testNoneSendsNoKey() async throws {
+        let h = Harness([ok])
+        try await h.api.post("/restaurants/11/quotes", body: ["a": 1], options: .init(idempotencyKey: .none))
+        XCTAssertNil(h.last?.header("Idempotency-Key"))
+    }
+
+    func testNeverOnGETEvenWhenAsked() async throws {
+        let h = Harness([ok])
+        try await h.api.get("/connection", options: .init(idempotencyKey: "k"))
+        XCTAssertNil(h.last?.header("Idempotency-Key"))
+    }
+
+    func testOtherMethodsOnlyWithTheCallersKey() async throws {
+        let h = Harness([ok, ok, ok])
+        try await h.api.put("/customers/c1", body: ["a": 1])
+        try await h.api.delete("/tabs/t1")
+        try await h.api.patch("/customers/c1", body: ["a": 1], options: .init(idempotencyKey: "p1"))
+        XCTAssertEqual(h.requests.map { $0.header("Idempotency-Key") }, [nil, nil, "p1"])
+    }
+
+    func testTheBodyOfEveryRetryIsByteIdentical() async throws {
+        let h = Harness([.status(502), ok])
+        try await h.api.post("/restaurants/11/orders", body: ["b": 1, "a": ["z": 1, "y": 2]])
+        XCTAssertEqual(h.requests[0].body, h.requests[1].body)
+    }
+
+    // MARK: ResponseDecoding: success bodies that do not decode
+
+    func testAnUndecodableBodyNamesTheTypeAndThePath() async {
+        let h = Harness([.json(200, ["data": [["employee": ["id": "e1", "name": 5, "role": "waiter"], "state": "working",
+                                               "since": "2026-11-29T07:58:12Z"]]])])
+        let e = await apiError { _ = try await h.api.get("/presence", as: AttendancePresencePage.self) }
+        XCTAssertEqual(e?.code, ErrorCode.invalidResponse)
+        XCTAssertEqual(e?.status, 200)
+        XCTAssertTrue(e?.detail?.contains("AttendancePresencePage") == true, e?.detail ?? "")
+        XCTAssertTrue(e?.detail?.contains("$.data[0].employee.name") == true, e?.detail ?? "")
+    }
+
+    func testAMissingMemberIsNamed() async {
+        let h = Harness([.json(200, ["id": "o1"])])
+        let e = await apiError { let _: StaffMember = try await h.api.get("/x") }
+        XCTAssertTrue(e?.detail?.contains("$.name") == true, e?.detail ?? "")
+    }
+
+    func testAnHTMLSuccessForAModel() async {
+        let h = Harness([.status(200, headers: ["Content-Type": "text/html"], body: "<html></html>")])
+        let e = await apiError { let _: StaffMember = try await h.api.get("/x") }
+        XCTAssertEqual(e?.code, ErrorCode.invalidResponse)
+        XCTAssertTrue(e?.detail?.contains("text/html") == true)
+    }
+
+    func testNoBodyForAModel() async {
+        let h = Harness([.status(204)])
+        let e = await apiError { let _: StaffMember = try await h.api.get("/x") }
+        XCTAssertEqual(e?.code, ErrorCode.invalidResponse)
+        XCTAssertTrue(e?.detail?.contains("no body") == true)
     }
 }

@@ -3,8 +3,9 @@ import XCTest
 @testable import ProfirestAPI
 import ProfirestTestSupport
 
-/// The reference's "Retries and outages" table, row by row, with exact attempts and waits.
-final class RetryTests: XCTestCase {
+/// `Core.send`, the one retry loop: the reference's "Retries and outages" table, row by row, with exact attempts and
+/// waits (its tokens: CoreTokenTests).
+final class CoreTests: XCTestCase {
     // Row: network_error, timeout — retried, POST too, with the same Idempotency-Key.
 
     func testNetworkErrorIsRetriedThreeTimesThenReported() async {

@@ -2,9 +2,9 @@ import Foundation
 import XCTest
 @testable import ProfirestAPI
 
-/// Tokens: the fixed `accessToken`, "no token", the refresh seam after 401 invalid_token, the staff option,
+/// `Core`'s tokens: the fixed `accessToken`, "no token", the renewal after 401 invalid_token, the staff option,
 /// and where tokens may go.
-final class AuthSeamTests: XCTestCase {
+final class CoreTokenTests: XCTestCase {
     func testFixedAccessTokenIsSentAsBearer() async throws {
         let h = Harness([ok], accessToken: "fixed-token-123456")
         try await h.api.get("/connection")
