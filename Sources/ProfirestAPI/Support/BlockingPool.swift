@@ -36,7 +36,9 @@ final class BlockingPool: @unchecked Sendable {
     func submit(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         jobs.append(job)
-        let start = idle == 0 && threads < maximumThreads
+        // A new thread when the idle ones are already spoken for by the jobs queued before this one: a job held for
+        // long (a lock over a refresh) must not make the next one wait behind it while the pool has room.
+        let start = jobs.count > idle && threads < maximumThreads
         if start { threads += 1 }
         condition.signal()
         condition.unlock()
