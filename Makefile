@@ -136,7 +136,7 @@ FUZZ_SEED ?=
 test: FUZZ_SEED = 1
 fuzz:
 	mkdir -p .build/fuzz/corpus
-	set -o pipefail; $(SWIFTC) -sanitize=fuzzer,address -parse-as-library -module-name ProfirestAPI -swift-version 6 -O -wmo -DPROFIREST_NO_CURL \
+	set -o pipefail; $(SWIFTC) -sanitize=fuzzer,address -parse-as-library -module-name ProfirestAPI -package-name profirest_api_swift -swift-version 6 -O -wmo -DPROFIREST_NO_CURL \
 		fuzz/Fuzz.swift $$(find Sources/ProfirestAPI -name '*.swift' | sort) -o .build/fuzz/profirest-fuzz 2>&1 \
 		| { grep -v "Cannot export local symbol" || true; }
 	cd .build/fuzz && ASAN_OPTIONS=detect_leaks=0 ./profirest-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) \

@@ -57,6 +57,9 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
     /// The in-process side of the locks, shared by every storage of this process: a thread waits here for a key
     /// that another thread of ours holds, without taking a connection, and re-entry is seen here.
     private static let processLocks = OwnedLockTable()
+    /// The few threads this module's storages share for waiting while another session holds an advisory lock (its
+    /// refresh may take a network round trip): at most four at once, never a thread of the cooperative pool.
+    private static let lockWaits = BlockingPool(maximumThreads: 4)
 
     /// Connects to PostgreSQL, creates the table when it is missing, and keeps the connection for the first calls.
     ///
@@ -340,7 +343,7 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
 
     /// `lock(_:)` for an async body: the connection is waited for suspended, the lock is tried at once
     /// (`pg_try_advisory_lock`: it is almost always free), and only while another session holds it is it waited for,
-    /// on one of this module's few shared threads (`WaitingThreads`) — never on a thread of the cooperative pool.
+    /// on one of this module's few shared threads (`lockWaits`) — never on a thread of the cooperative pool.
     private func lockAsync(_ key: String) async throws -> LockHolder {
         let id = Self.lockID(table: table, key: key)
         var connection: PostgresConnection
@@ -354,7 +357,7 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
             var outcome = connection.execute("SELECT pg_try_advisory_lock($1::bigint)", [String(id)])
             if case .success(let rows) = outcome, rows.first != "t" {
                 let waiting = connection
-                outcome = await WaitingThreads.shared.run {
+                outcome = try await Self.lockWaits.run {
                     waiting.execute("SELECT pg_advisory_lock($1::bigint)", [String(id)])
                 }
             }

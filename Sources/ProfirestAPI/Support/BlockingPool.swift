@@ -6,10 +6,10 @@ import Foundation
 ///
 /// Bounded: at most `maximumThreads` run at once, more work waits in order; threads are started on demand and end
 /// after `idleSeconds` without work, so a process that never needs one has none.
-final class BlockingPool: @unchecked Sendable {
+package final class BlockingPool: @unchecked Sendable {
     // @unchecked: `jobs`, `threads` and `idle` are only touched while `condition` is locked.
     /// The process's pool: 4 threads at most.
-    static let shared = BlockingPool(maximumThreads: 4)
+    package static let shared = BlockingPool(maximumThreads: 4)
 
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
@@ -18,14 +18,14 @@ final class BlockingPool: @unchecked Sendable {
     private let maximumThreads: Int
     private let idleSeconds: TimeInterval
 
-    init(maximumThreads: Int, idleSeconds: TimeInterval = 10) {
+    package init(maximumThreads: Int, idleSeconds: TimeInterval = 10) {
         self.maximumThreads = max(1, maximumThreads)
         self.idleSeconds = idleSeconds
     }
 
     /// Runs `work` on a thread of the pool and waits for it without blocking the caller's thread. Not cancellable:
     /// the work runs to its end, since what it took (a lock) must be handed back.
-    func run<T>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         let outcome: Outcome<T> = await withCheckedContinuation { continuation in
             submit { continuation.resume(returning: Outcome(Result { try work() })) }
         }
@@ -33,7 +33,7 @@ final class BlockingPool: @unchecked Sendable {
     }
 
     /// Queues `job` for the next free thread, starting one when none is free and the pool is not full.
-    func submit(_ job: @escaping @Sendable () -> Void) {
+    package func submit(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         jobs.append(job)
         // A new thread when the idle ones are already spoken for by the jobs queued before this one: a job held for

@@ -8,7 +8,7 @@ import Foundation
 /// suspended (a continuation in the queue), so a thousand connections waiting for their storage locks park no thread
 /// of the cooperative pool. The lock a task holds belongs to that task and the tasks it starts while holding it
 /// (task-local values are inherited), for as long as it holds it.
-final class OwnedLock: @unchecked Sendable {
+package final class OwnedLock: @unchecked Sendable {
     // @unchecked: `owner` and `queue` are only read or written while `condition` is locked.
     private let condition = NSCondition()
     /// A `Thread`, or the `LockTicket` of a task's `withAsyncLock`.
@@ -21,7 +21,7 @@ final class OwnedLock: @unchecked Sendable {
     }
 
     /// Whether the calling thread holds the lock through `acquire()`.
-    var isHeldByCurrentThread: Bool {
+    package var isHeldByCurrentThread: Bool {
         condition.lock()
         defer { condition.unlock() }
         return owner === Thread.current
@@ -29,7 +29,7 @@ final class OwnedLock: @unchecked Sendable {
 
     /// Whether the caller holds the lock: this thread through `acquire()`, or this task (or a task that started it)
     /// inside `withAsyncLock`. A nested acquisition would wait for itself: check this first.
-    var isHeldByCaller: Bool {
+    package var isHeldByCaller: Bool {
         let tickets = LockTicket.held
         condition.lock()
         defer { condition.unlock() }
@@ -39,7 +39,7 @@ final class OwnedLock: @unchecked Sendable {
 
     /// Waits, blocking this thread, until the lock is this thread's. The caller checks `isHeldByCaller` first:
     /// acquiring twice would wait forever.
-    func acquire() {
+    package func acquire() {
         let me = Thread.current
         condition.lock()
         defer { condition.unlock() }
@@ -52,7 +52,7 @@ final class OwnedLock: @unchecked Sendable {
     }
 
     /// Hands the lock to the next waiter, or frees it.
-    func release() {
+    package func release() {
         condition.lock()
         guard !queue.isEmpty else {
             owner = nil
@@ -73,7 +73,7 @@ final class OwnedLock: @unchecked Sendable {
 
     /// Runs `body` holding the lock, waiting for it without blocking a thread; `body` and the tasks it starts see the
     /// lock as theirs (`isHeldByCaller`). The caller checks `isHeldByCaller` first.
-    func withAsyncLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    package func withAsyncLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         let ticket = LockTicket()
         if !tryAcquire(ticket) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -108,17 +108,19 @@ final class OwnedLock: @unchecked Sendable {
 /// The identity of one `OwnedLock.withAsyncLock` in progress; the locks a task holds are the tickets in its
 /// task-local `held` that are still their locks' owners (a ticket inherited by a task that outlives the body owns
 /// nothing any more).
-final class LockTicket: Sendable {
-    @TaskLocal static var held: [LockTicket] = []
+package final class LockTicket: Sendable {
+    @TaskLocal package static var held: [LockTicket] = []
 }
 
 /// One `OwnedLock` per name, created on first use and kept for the life of the process.
-final class OwnedLockTable: @unchecked Sendable {
+package final class OwnedLockTable: @unchecked Sendable {
     // @unchecked: `locks` is only touched while `guardLock` is held.
     private let guardLock = NSLock()
     private var locks: [String: OwnedLock] = [:]
 
-    func lock(for name: String) -> OwnedLock {
+    package init() {}
+
+    package func lock(for name: String) -> OwnedLock {
         guardLock.lock()
         defer { guardLock.unlock() }
         if let existing = locks[name] { return existing }
