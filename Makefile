@@ -136,7 +136,7 @@ FUZZ_SEED ?=
 test: FUZZ_SEED = 1
 fuzz:
 	mkdir -p .build/fuzz/corpus
-	set -o pipefail; $(SWIFTC) -sanitize=fuzzer,address -parse-as-library -module-name ProfirestAPI -swift-version 6 -O -wmo -DPROFIREST_NO_CURL \
+	set -o pipefail; $(SWIFTC) -sanitize=fuzzer,address -parse-as-library -module-name ProfirestAPI -package-name profirest_api_swift -swift-version 6 -O -wmo -DPROFIREST_NO_CURL \
 		fuzz/Fuzz.swift $$(find Sources/ProfirestAPI -name '*.swift' | sort) -o .build/fuzz/profirest-fuzz 2>&1 \
 		| { grep -v "Cannot export local symbol" || true; }
 	cd .build/fuzz && ASAN_OPTIONS=detect_leaks=0 ./profirest-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) \
@@ -171,12 +171,14 @@ demo: venv
 ## directly on loopback (GET, POST, paging), the event feed (latency, rate, memory, polling), quiet streams' idle CPU,
 ## the refresh stampede (in-process and 8 processes) and the outbox (enqueue, drain, journal size) against the sandbox,
 ## the real network at +50 ms (nginx with TLS, HTTP/2 and HTTP/1.1; needs root and nginx, else skipped with the
-## reason), clean build times — into benchmarks/results/latest.json, then the chart benchmarks/results/figures.png
-## (about 20 minutes). BENCH_SKIP leaves parts out (e.g. BENCH_SKIP=build,stampede,idle). Parts: get, post, curl (the
-## loopback GET/POST comparison; curl = the direct-libcurl floor), sse, idle (quiet streams, 2 min 30 s), paging,
-## stampede, outbox, net50 (the +50 ms network; as root it puts the harness's CA in the system store for raw URLSession
-## and removes it at the end), build. One part alone: .build/release/ProfirestBench --only idle (--idle-seconds 60,
-## --net-rounds 7 set their size).
+## reason), a partner's 1,000 restaurants in one process against the sandbox, clean build times — into
+## benchmarks/results/latest.json, then the chart benchmarks/results/figures.png (about 25 minutes). BENCH_SKIP leaves
+## parts out (e.g. BENCH_SKIP=build,stampede,idle). Parts: get, post, curl (the loopback GET/POST comparison; curl = the
+## direct-libcurl floor), sse, idle (quiet streams, 2 min 30 s), paging, stampede, outbox, net50 (the +50 ms network; as
+## root it puts the harness's CA in the system store for raw URLSession and removes it at the end), partner (1,000
+## restaurants: memory, threads, idle CPU, latency, failing feeds, gaps, TCP connections through nginx; about 3 min),
+## build. One part alone: .build/release/ProfirestBench --only partner (--idle-seconds 60, --net-rounds 7,
+## --partner-connections 1000 set their size).
 ## BENCH_BUILD_FLAGS adds swift build options (e.g. --scratch-path).
 BENCH_BUILD_FLAGS ?=
 BENCH_SKIP ?=

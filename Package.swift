@@ -82,6 +82,10 @@ let package = Package(
         .target(name: "ProfirestCodegenKit", swiftSettings: strict),
         .executableTarget(name: "ProfirestCodegen", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
         .executableTarget(name: "Pichacka", dependencies: ["ProfirestAPI"], swiftSettings: strict),
+        // Not a product: the example of a partner's backend serving many restaurants from one process (the article
+        // "Serving many restaurants"), run by its integration test against the sandbox.
+        .executableTarget(
+            name: "PartnerServer", dependencies: ["ProfirestAPI", "ProfirestPostgres"], swiftSettings: strict),
         // Not a product: the processes of the cross-process refresh tests (and the bench's cross-process keys).
         .executableTarget(
             name: "ProfirestRefreshProbe", dependencies: ["ProfirestAPI", "ProfirestPostgres"], swiftSettings: strict),
@@ -93,7 +97,10 @@ let package = Package(
             name: "ProfirestBench", dependencies: ["ProfirestAPI", "ProfirestTestSupport", "CProfirestCurl"],
             path: "benchmarks/ProfirestBench",
             swiftSettings: strict),
-        .testTarget(name: "ProfirestAPITests", dependencies: ["ProfirestAPI", "ProfirestTestSupport"], swiftSettings: strict),
+        // ProfirestPostgres: the articles' code that shows the PostgreSQL storage compiles here too.
+        .testTarget(
+            name: "ProfirestAPITests", dependencies: ["ProfirestAPI", "ProfirestTestSupport", "ProfirestPostgres"],
+            swiftSettings: strict),
         .testTarget(name: "ProfirestCodegenTests", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
         // Against a real PostgreSQL server that the tests start themselves (initdb into a temporary directory).
         .testTarget(

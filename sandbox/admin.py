@@ -1,7 +1,7 @@
 """The admin JSON API under /_sandbox/ (loopback only, no auth, not part of the contract) and the admin page: their
 routes, in one table. The handlers: admin_connections.py (pairing codes, devices, tokens, automatic consent,
 partner consents in bulk, connections), admin_control.py (faults, the stream service, cursors, restart, settings,
-reset, sold-out products, synthetic events), admin_console.py (what the admin page reads, and the page)."""
+reset, sold-out products, synthetic events, the event generator), admin_console.py (what the admin page reads, and the page)."""
 from __future__ import annotations
 
 from aiohttp import web
@@ -10,8 +10,8 @@ from .admin_common import loopback_only
 from .admin_connections import (auto_consent, bulk_consents, connections, decide, devices, expire_tokens, mint_token,
                                 pairings, revoke_connection, unpair)
 from .admin_console import commits, page, page_js, presence, recent_events, requests_log, restaurants, stats
-from .admin_control import (add_fault, clear_faults, config, delete_fault, expire_cursors, list_faults, reset, restart,
-                            sold_out, stream, stream_cut, synthetic_events)
+from .admin_control import (add_fault, clear_faults, config, delete_fault, events_generator, expire_cursors, list_faults,
+                            reset, restart, sold_out, stream, stream_cut, synthetic_events)
 
 
 def routes(app: web.Application) -> None:
@@ -49,6 +49,9 @@ def routes(app: web.Application) -> None:
     r.add_get("/_sandbox/presence", presence)
     r.add_post("/_sandbox/catalog/{restaurant_id}/sold_out", sold_out)
     r.add_post("/_sandbox/events", synthetic_events)
+    r.add_get("/_sandbox/events/generator", events_generator)
+    r.add_post("/_sandbox/events/generator", events_generator)
+    r.add_delete("/_sandbox/events/generator", events_generator)
     r.add_get("/admin", page)
     r.add_get("/admin/", page)
     r.add_get("/admin/admin.js", page_js)

@@ -1,5 +1,6 @@
 """The admin API's levers for tests: faults, the stream service down or cut, cursors expired, a restart, the
-settings, a reset to the seed data, products sold out and synthetic events in bulk."""
+settings, a reset to the seed data, products sold out, synthetic events in bulk and the event generator (a steady rate
+per restaurant, generator.py)."""
 from __future__ import annotations
 
 import asyncio
@@ -10,6 +11,7 @@ from .catalog import products_of
 from .db import iso
 from .errors import json_response
 from .events import cut_streams, end_cursor
+from .generator import EventGenerator, stopped_status
 from .origin import normalize_public_url
 from .state import DEFAULT_CONFIG, Sandbox
 from .stats import Stats
@@ -54,7 +56,9 @@ async def stream(request):
 
 
 async def stream_cut(request):
-    return json_response({"cut": await cut_streams(sb_of(request))})
+    """Closes the open streams now: every one, or with {"connection": id} only that connection's."""
+    body = await read_json(request)
+    return json_response({"cut": await cut_streams(sb_of(request), body.get("connection"))})
 
 
 async def expire_cursors(request):
@@ -103,6 +107,9 @@ async def config(request):
 
 async def reset(request):
     sb = sb_of(request)
+    if sb.generator is not None:
+        sb.generator.stop()
+        sb.generator = None
     seed.reset(sb)
     sb.faults.clear()
     sb.auto_consent = None
@@ -156,3 +163,43 @@ async def synthetic_events(request):
     data = SYNTHETIC_EVENTS[type_](sb, rid)
     ids = sb.emit_many(type_, rid, [dict(data) for _ in range(count)])
     return json_response({"type": type_, "restaurant_id": rid, "ids": ids, "next_cursor": end_cursor(sb)}, 201)
+
+
+MAX_GENERATOR_RESTAURANTS = 10_000
+
+
+async def events_generator(request):
+    """The event generator (generator.py). POST {"rate": 1, "restaurant_ids": [...]} — or "client_id": the restaurants
+    of that partner's active grants — starts it (replacing one that runs): `rate` events a second for each restaurant,
+    catalog.updated (the "type" of POST /_sandbox/events). POST {"rate": 0} or DELETE stops it; GET says how it goes."""
+    sb = sb_of(request)
+    if request.method == "POST":
+        body = await read_json(request)
+        rate = body.get("rate", 1)
+        if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate <= 100:
+            return err(400, "rate is a number 0…100 (events a second per restaurant; 0 stops)")
+        type_ = body.get("type", "catalog.updated")
+        if type_ not in SYNTHETIC_EVENTS:
+            return err(400, f"type is one of {', '.join(SYNTHETIC_EVENTS)}")
+        if rate > 0:
+            if body.get("restaurant_ids") is not None:
+                rids = [str(r) for r in body["restaurant_ids"]]
+            elif body.get("client_id"):
+                rids = sorted({r for g in sb.store.list("grant") if g.get("active") and g["client_id"] == body["client_id"]
+                               for r in g["restaurant_ids"]}, key=lambda r: (len(r), r))
+            else:
+                return err(400, "name the restaurants: restaurant_ids, or client_id (its partner grants' restaurants)")
+            missing = [r for r in rids if not sb.restaurant(r)]
+            if not rids or missing or len(rids) > MAX_GENERATOR_RESTAURANTS:
+                return err(404 if missing else 400, f"no restaurant {', '.join(missing[:5])}" if missing
+                           else f"1…{MAX_GENERATOR_RESTAURANTS} restaurants")
+        if sb.generator is not None:
+            sb.generator.stop()
+            sb.generator = None
+        if rate > 0:
+            sb.generator = EventGenerator(sb, rids, float(rate), type_, SYNTHETIC_EVENTS[type_])
+            sb.generator.start()
+    elif request.method == "DELETE" and sb.generator is not None:
+        sb.generator.stop()
+        sb.generator = None
+    return json_response(sb.generator.status() if sb.generator is not None else stopped_status())

@@ -18,6 +18,7 @@ CREATE INDEX IF NOT EXISTS objects_kind_seq ON objects (kind, restaurant_id, seq
 CREATE TABLE IF NOT EXISTS events (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, type TEXT NOT NULL, restaurant_id TEXT NOT NULL,
   occurred_at TEXT NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS events_restaurant_seq ON events (restaurant_id, seq);
 CREATE TABLE IF NOT EXISTS blobs (id TEXT PRIMARY KEY, content BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
@@ -79,7 +80,11 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """Many writes as one commit (bulk creation: one fsync instead of one per row); all or nothing."""
+        """Many writes as one commit (bulk creation: one fsync instead of one per row); all or nothing. Inside another
+        transaction it is part of that one."""
+        if self.conn.in_transaction:
+            yield
+            return
         self.conn.execute("BEGIN")
         try:
             yield
@@ -105,9 +110,18 @@ class Store:
     def last_event_seq(self) -> int:
         return self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
 
-    def events_after(self, seq: int, until: int) -> list[tuple[int, dict]]:
-        rows = self.conn.execute("SELECT seq, id, type, restaurant_id, occurred_at, data FROM events "
-                                 "WHERE seq > ? AND seq <= ? ORDER BY seq", (seq, until))
+    def events_after(self, seq: int, until: int, restaurant_ids: Iterable[str] | None = None) -> list[tuple[int, dict]]:
+        """The events after `seq` up to `until`, oldest first; with `restaurant_ids`, only theirs (read through the
+        index on restaurant and position, so a stream of one restaurant among a thousand reads only its own)."""
+        if restaurant_ids is None:
+            rows = self.conn.execute("SELECT seq, id, type, restaurant_id, occurred_at, data FROM events "
+                                     "WHERE seq > ? AND seq <= ? ORDER BY seq", (seq, until))
+        else:
+            rids = list(restaurant_ids)
+            marks = ",".join("?" * len(rids))
+            rows = self.conn.execute("SELECT seq, id, type, restaurant_id, occurred_at, data FROM events "
+                                     f"WHERE restaurant_id IN ({marks}) AND seq > ? AND seq <= ? ORDER BY seq",
+                                     (*rids, seq, until))
         return [(r[0], {"id": r[1], "type": r[2], "restaurant_id": r[3], "occurred_at": r[4], "data": json.loads(r[5])})
                 for r in rows]
 
@@ -141,3 +155,8 @@ def now() -> float:
 def iso(ts: float | None = None) -> str:
     t = time.gmtime(now() if ts is None else ts)
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", t)
+
+
+def iso_ms(ts: float) -> str:
+    """RFC 3339 with milliseconds, for events whose moment a client measures latency by (the event generator)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ts)) + f".{int(ts * 1000) % 1000:03d}Z"

@@ -1,7 +1,9 @@
 """The event feed: GET /v2/events pages by cursor, GET /v2/events/stream as Server-Sent Events
 (id = cursor, Last-Event-ID resume, heartbeat comments), expired cursors 410, the stream service up/down/cut.
-Events come from the handlers' writes (Sandbox.emit) and, in bulk for soak tests, from POST /_sandbox/events
-(admin_control.py)."""
+Events come from the handlers' writes (Sandbox.emit), in bulk for soak tests from POST /_sandbox/events
+(admin_control.py), and at a steady rate per restaurant from the event generator (generator.py). A stream sleeps until
+an event of a restaurant it reads is appended (Sandbox.watch_events), so a thousand open streams cost nothing while
+other restaurants' events flow."""
 from __future__ import annotations
 
 import asyncio
@@ -52,7 +54,9 @@ def parse_cursor(sb: Sandbox, text: str) -> int:
 
 
 def _age(occurred_at: str) -> float:
-    return now() - calendar.timegm(time.strptime(occurred_at, "%Y-%m-%dT%H:%M:%SZ"))
+    whole, _, fraction = occurred_at.rstrip("Z").partition(".")  # the generator's events carry milliseconds
+    moment = calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + (float("0." + fraction) if fraction else 0)
+    return now() - moment
 
 
 def _filters(ctx: Ctx) -> tuple[list[str] | None, set[str]]:
@@ -83,7 +87,7 @@ async def list_events(ctx: Ctx) -> web.Response:
         return json_response({"data": [], "next_cursor": cursor(sb, end), "has_more": False})
     pos = parse_cursor(sb, raw)
     data, last, has_more = [], end, False
-    for seq, ev in sb.store.events_after(pos, end):
+    for seq, ev in sb.store.events_after(pos, end, reach):  # only the reachable restaurants' rows are read
         if not _visible(ev, types, reach):
             continue
         if len(data) == limit:
@@ -117,7 +121,9 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
     resp._sandbox_conn = ctx.conn.id  # noqa: SLF001 — to end it when the connection goes
     resp._sandbox_opened_at = iso()  # noqa: SLF001 — the console shows since when a connection streams
     sb.stats.sse_connections += 1
-    cond = sb.event_condition()
+    # Woken only by events of the restaurants this stream reads (or by a cut, a restart, the service going down).
+    wake = asyncio.Event()
+    sb.watch_events(wake, reach)
     try:
         # The first bytes at once: the reconnection time and a comment, which prove the stream got through.
         await resp.write(f"retry: {int(sb.config['sse_retry_ms'])}\n: open\n\n".encode())
@@ -125,9 +131,10 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
             transport = request.transport
             if transport is None or transport.is_closing() or sb.stream_down:
                 break
+            wake.clear()  # before reading: an event appended from now on sets it again
             end = sb.store.last_event_seq()
             frames = []
-            for seq, ev in sb.store.events_after(pos, end):
+            for seq, ev in sb.store.events_after(pos, end, reach):
                 if _visible(ev, types, reach):
                     frames.append(f"id: {cursor(sb, seq)}\nevent: {ev['type']}\ndata: {json.dumps(ev, ensure_ascii=False)}\n\n")
             pos = end
@@ -136,13 +143,13 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
                     await resp.write(frame.encode())
                 continue
             try:
-                async with cond:
-                    await asyncio.wait_for(cond.wait(), timeout=heartbeat)
+                await asyncio.wait_for(wake.wait(), timeout=heartbeat)
             except asyncio.TimeoutError:
                 await resp.write(b": keep-alive\n\n")
     except (ConnectionError, RuntimeError, asyncio.CancelledError):
         pass
     finally:
+        sb.unwatch_events(wake, reach)
         sb.streams.discard(resp)
     return resp
 

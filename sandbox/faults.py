@@ -108,8 +108,13 @@ def add_fault(sb: Sandbox, spec: dict[str, Any]) -> dict[str, Any]:
     else:
         _check_action(spec)
         fields = _action_fields(spec)
+    restaurant = spec.get("restaurant_id")
+    if restaurant is not None and not isinstance(restaurant, str):
+        raise FaultError("restaurant_id is a string: only requests whose query names this restaurant")
     fault = {"id": new_id("flt_", 8), "method": (spec.get("method") or None), "path": path, "count": count,
              "remaining": count, "triggered": 0, **fields}
+    if restaurant is not None:
+        fault["restaurant_id"] = restaurant
     if fault["method"]:
         fault["method"] = fault["method"].upper()
     sb.faults.append(fault)
@@ -121,6 +126,8 @@ def _matches(f: dict, request: web.Request) -> bool:
         return False
     if f["method"] and f["method"] != request.method:
         return False
+    if "restaurant_id" in f and request.query.get("restaurant_id") != f["restaurant_id"]:
+        return False  # one restaurant's feed among many (its requests name it in the query)
     return fnmatch.fnmatchcase(request.path, f["path"])
 
 

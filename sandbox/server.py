@@ -204,6 +204,19 @@ class Runner:
         await self.runner.cleanup()
 
 
+def raise_open_file_limit() -> None:
+    """As many open files as the hard limit allows (at most 65 536): a partner's benchmark holds a thousand streams
+    at once, and a soft limit of 1 024 would refuse connections before that."""
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+        if soft != resource.RLIM_INFINITY and soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
 async def serve(sb: Sandbox, host: str, port: int, quiet: bool, banner, exit_on_stdin_eof: bool = False) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -213,6 +226,7 @@ async def serve(sb: Sandbox, host: str, port: int, quiet: bool, banner, exit_on_
         loop.add_signal_handler(signum, stop.set)
     if exit_on_stdin_eof:
         loop.add_reader(sys.stdin.fileno(), lambda: stop.set() if not os.read(sys.stdin.fileno(), 4096) else None)
+    raise_open_file_limit()
     runner = Runner(sb, host, port)
     await runner.start()
     api = sb.base_url

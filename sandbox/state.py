@@ -70,7 +70,9 @@ class Sandbox:
         self.stream_down = False
         self.stream_retry_after = self.config["stream_retry_after"]
         self.streams: set[web.StreamResponse] = set()
-        self._event_cond: asyncio.Condition | None = None
+        # Open streams waiting for events, by restaurant they read: an event wakes only the streams that can see it.
+        self._stream_waiters: dict[str, set[asyncio.Event]] = {}
+        self.generator: Any = None  # the event generator (generator.py) while it runs
         self.auto_consent: dict[str, Any] | None = None
         self.base_url = "http://127.0.0.1"
         self.restart_hook: Callable[[], Awaitable[None]] | None = None
@@ -90,15 +92,28 @@ class Sandbox:
         self.idem_running.clear()
         self.idem_first_body.clear()
 
-    def event_condition(self) -> asyncio.Condition:
-        if self._event_cond is None:
-            self._event_cond = asyncio.Condition()
-        return self._event_cond
+    def watch_events(self, wake: asyncio.Event, restaurant_ids: set[str]) -> None:
+        """`wake` is set whenever an event of one of `restaurant_ids` is appended (or every stream must look)."""
+        for rid in restaurant_ids:
+            self._stream_waiters.setdefault(rid, set()).add(wake)
 
-    async def notify_events(self) -> None:
-        cond = self.event_condition()
-        async with cond:
-            cond.notify_all()
+    def unwatch_events(self, wake: asyncio.Event, restaurant_ids: set[str]) -> None:
+        for rid in restaurant_ids:
+            waiters = self._stream_waiters.get(rid)
+            if waiters is not None:
+                waiters.discard(wake)
+                if not waiters:
+                    del self._stream_waiters[rid]
+
+    async def notify_events(self, restaurant_ids: set[str] | None = None) -> None:
+        """Wakes the streams that read one of `restaurant_ids` (None: every stream, e.g. to end them)."""
+        if restaurant_ids is None:
+            groups = list(self._stream_waiters.values())
+        else:
+            groups = [self._stream_waiters[rid] for rid in restaurant_ids if rid in self._stream_waiters]
+        for waiters in groups:
+            for wake in waiters:
+                wake.set()
 
     def emit(self, type: str, restaurant_id: str, data: dict[str, Any]) -> str:
         """Appends an event to the feed and wakes the open streams; its id."""
@@ -106,13 +121,19 @@ class Sandbox:
 
     def emit_many(self, type: str, restaurant_id: str, datas: list[dict[str, Any]]) -> list[str]:
         """Appends one event per data, in order, and wakes the open streams once (not once per event); their ids."""
-        occurred_at = iso()
+        return self.emit_batch([(type, restaurant_id, data) for data in datas])
+
+    def emit_batch(self, events: list[tuple[str, str, dict[str, Any]]], occurred_at: str | None = None) -> list[str]:
+        """Appends (type, restaurant, data) events in order, in one commit, and wakes the streams of their
+        restaurants once; their ids."""
+        occurred_at = occurred_at or iso()
         ids = []
-        for data in datas:
-            ids.append(new_id("evt_", 10))
-            self.store.append_event(ids[-1], type, restaurant_id, occurred_at, data)
+        with self.store.transaction():
+            for type, restaurant_id, data in events:
+                ids.append(new_id("evt_", 10))
+                self.store.append_event(ids[-1], type, restaurant_id, occurred_at, data)
         try:
-            asyncio.get_running_loop().create_task(self.notify_events())
+            asyncio.get_running_loop().create_task(self.notify_events({rid for _, rid, _ in events}))
         except RuntimeError:
             pass
         return ids

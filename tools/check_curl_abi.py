@@ -19,7 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADER = os.path.join(ROOT, "Sources/CProfirestCurl/include/CProfirestCurl.h")
 PREFIXES = [("PFC_OPT_", "CURLOPT_"), ("PFC_INFO_", "CURLINFO_"), ("PFC_MOPT_", "CURLMOPT_"), ("PFC_E_", "CURLE_"),
             ("PFC_PIPE_", "CURLPIPE_"), ("PFC_HTTP_VERSION_", "CURL_HTTP_VERSION_"), ("PFC_PAUSE_", "CURLPAUSE_"),
-            ("PFC_WRITEFUNC_", "CURL_WRITEFUNC_")]
+            ("PFC_WRITEFUNC_", "CURL_WRITEFUNC_"), ("PFC_POLL_", "CURL_POLL_"), ("PFC_CSELECT_", "CURL_CSELECT_"),
+            ("PFC_SOCKET_", "CURL_SOCKET_")]
 
 
 def curl_include_dir(work: str) -> str:
@@ -42,7 +43,7 @@ def curl_include_dir(work: str) -> str:
 
 
 def main() -> int:
-    constants = re.findall(r"^#define (PFC_\w+) (\w+)$", open(HEADER).read(), re.M)
+    constants = re.findall(r"^#define (PFC_\w+) (-?\w+)$", open(HEADER).read(), re.M)
     asserts = []
     for name, _ in constants:
         curl = next((name.replace(ours, theirs, 1) for ours, theirs in PREFIXES if name.startswith(ours)), None)

@@ -38,6 +38,8 @@ ACCEPTED = [
     ("IdleStreams.swift", "let transport = URLSessionTransport()",
      "the bench's transport where there is no CurlTransport: the same initializer the Linux build compiles in the bench"),
     ("main.swift", 'return "URLSessionTransport"', "the transport's name as a string literal"),
+    ("PartnerBench.swift", "the partner part's admin client needs POSIX sockets",
+     "where there are no POSIX sockets the partner part says so: an error with a string literal"),
     ("DefaultTransport.swift", "return fallback(trusting: trustedCertificates)",
      "the same call the Linux branch makes when libcurl is missing, compiled there"),
     ("OwnerOnlySecurity+Windows.swift", "#error(",

@@ -3,6 +3,7 @@
 HTTP/1.1 server, plus a TCP proxy that adds latency and can leave connections half-open.
 
     python3 tools/net_harness.py --upstream http://127.0.0.1:PORT [--delay-ms 50] [--short-idle-seconds 5]
+                                 [--h2-max-streams 2000]
 
 Python 3.11 standard library only, plus the `openssl` and `nginx` programs (Debian's `nginx` package: 1.22 with
 ssl, http2 and auth_basic). Everything lives in a fresh temporary directory that is removed at the end: two private
@@ -34,7 +35,9 @@ nginx blocks (server blocks; each proxies every path to the upstream over HTTP/1
 `Forwarded: proto=https;host="…"`; Authorization goes through untouched; keepalive_timeout 75s; nginx's
 defaults otherwise, e.g. proxy_read_timeout 60s, the request body read whole before it is sent on):
   h2             TLS with HTTP/2 (ALPN h2 and http/1.1); an upstream's `X-Accel-Buffering: no` is honoured (as
-                 in h1: without that header nginx buffers, and a slow stream is held back as in h1_buffering)
+                 in h1: without that header nginx buffers, and a slow stream is held back as in h1_buffering);
+                 with --h2-max-streams N a connection may carry N streams at once (nginx's default: 128) and any
+                 number of requests, and the worker takes 2 N + 256 connections (a partner's thousand event streams)
   h1             TLS, HTTP/1.1 only
   h1_buffering   TLS, HTTP/1.1; ignores X-Accel-Buffering and buffers responses like a buffering proxy or CDN: a slow
                  event stream reaches the client, headers included, only when 64 KB have piled up or it ends
@@ -174,8 +177,10 @@ def free_ports(count: int) -> list[int]:
     return ports
 
 
-def nginx_config(d: Path, ports: dict[str, int], upstream: str, short_idle: float) -> str:
-    """The whole nginx.conf: every path inside d, one server block per name of BLOCKS."""
+def nginx_config(d: Path, ports: dict[str, int], upstream: str, short_idle: float, h2_streams: int | None = None) -> str:
+    """The whole nginx.conf: every path inside d, one server block per name of BLOCKS. With h2_streams, the h2 block
+    lets a client open that many streams on one connection (nginx's default is 128) and keeps a connection for any
+    number of requests, and the worker takes enough connections for as many proxied streams."""
     u = urlsplit(upstream)
     user = "user root root;\n" if os.geteuid() == 0 else ""  # see start_nginx
 
@@ -183,7 +188,8 @@ def nginx_config(d: Path, ports: dict[str, int], upstream: str, short_idle: floa
         return f"ssl_certificate {d}/{prefix}server.pem; ssl_certificate_key {d}/{prefix}server.key;"
 
     blocks = {
-        "h2": f"listen {HOST}:{ports['h2']} ssl http2; {tls()}",
+        "h2": f"listen {HOST}:{ports['h2']} ssl http2; {tls()}"
+              + (f"\n        http2_max_concurrent_streams {h2_streams}; keepalive_requests 10000000;" if h2_streams else ""),
         "h1": f"listen {HOST}:{ports['h1']} ssl; {tls()}",
         # A buffering proxy/CDN. Seen with nginx 1.22.1: with proxy_buffering on, nginx passes the header and the
         # body on without a flush, and its TLS layer keeps unflushed output until ssl_buffer_size is full or the
@@ -200,13 +206,16 @@ def nginx_config(d: Path, ports: dict[str, int], upstream: str, short_idle: floa
     }
     servers = "".join(f"    server {{ # {name}\n        {body}\n        location / {{ proxy_pass http://upstream; }}\n    }}\n"
                       for name, body in blocks.items())
+    # Each proxied stream holds a client side and an upstream connection (HTTP/2 streams share the client's).
+    connections = max(1024, 2 * (h2_streams or 0) + 256)
+    limits = f"worker_rlimit_nofile {2 * connections};\n" if h2_streams else ""
     return f"""# Written by tools/net_harness.py; lives and dies with it.
 {user}daemon off;
 master_process on;
 worker_processes 1;
 pid {d}/nginx.pid;
 error_log {d}/error.log warn;
-events {{ worker_connections 1024; }}
+{limits}events {{ worker_connections {connections}; }}
 http {{
     access_log off;
     client_body_temp_path {d}/temp/client_body;
@@ -262,14 +271,15 @@ def serves_tls(port: int) -> bool:
         return False
 
 
-def start_nginx(nginx: str, d: Path, upstream: str, short_idle: float) -> tuple[subprocess.Popen, dict[str, int]]:
+def start_nginx(nginx: str, d: Path, upstream: str, short_idle: float,
+                h2_streams: int | None = None) -> tuple[subprocess.Popen, dict[str, int]]:
     """nginx on free ports, once every port completes a TLS handshake; new ports when one was taken meanwhile.
 
     `user root` is written when the harness runs as root: workers would otherwise run as `nobody` and could neither
     read the htpasswd file (a 500 for every `basic` request) nor write proxy temp files in the 0700 directory."""
     for attempt in range(5):
         ports = dict(zip(BLOCKS, free_ports(len(BLOCKS))))
-        (d / "nginx.conf").write_text(nginx_config(d, ports, upstream, short_idle))
+        (d / "nginx.conf").write_text(nginx_config(d, ports, upstream, short_idle, h2_streams))
         stderr = open(d / "nginx.stderr", "wb")
         process = subprocess.Popen([nginx, "-p", str(d), "-e", str(d / "error.log"), "-c", str(d / "nginx.conf")],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
@@ -570,6 +580,8 @@ def main() -> int:
     parser.add_argument("--upstream", required=True, help="http://127.0.0.1:PORT, the HTTP/1.1 server behind nginx")
     parser.add_argument("--delay-ms", type=float, default=0.0, help="latency the TCP proxy adds each way")
     parser.add_argument("--short-idle-seconds", type=float, default=5.0, help="h1_short_idle's proxy_read_timeout")
+    parser.add_argument("--h2-max-streams", type=int, default=None,
+                        help="streams one HTTP/2 connection may carry (nginx: 128), for clients with many streams")
     parser.add_argument("--nginx", default=None, help="the nginx program (default: nginx on PATH or /usr/sbin/nginx)")
     args = parser.parse_args()
     upstream = urlsplit(args.upstream)
@@ -592,7 +604,7 @@ def main() -> int:
         make_certificates(d, openssl)
         password = secrets.token_urlsafe(12)
         (d / "htpasswd").write_text(htpasswd_line(BASIC_USER, password))
-        process, ports = start_nginx(nginx, d, args.upstream, args.short_idle_seconds)
+        process, ports = start_nginx(nginx, d, args.upstream, args.short_idle_seconds, args.h2_max_streams)
         return asyncio.run(serve(args, d, nginx, process, ports, password))
     except HarnessError as error:
         say({"error": str(error)})

@@ -38,6 +38,7 @@ typedef struct {
     int (*multi_wakeup)(void *);
     int (*multi_timeout)(void *, long *);
     pfc_curl_msg *(*multi_info_read)(void *, int *);
+    int (*multi_socket_action)(void *, int, int, int *);
     void *(*slist_append)(void *, const char *);
     void (*slist_free_all)(void *);
 } pfc_api;
@@ -80,6 +81,7 @@ static int lookup(pfc_api *table, const char *const *names, int count, char *err
         {"curl_multi_wakeup", (void **)&table->multi_wakeup},
         {"curl_multi_timeout", (void **)&table->multi_timeout},
         {"curl_multi_info_read", (void **)&table->multi_info_read},
+        {"curl_multi_socket_action", (void **)&table->multi_socket_action},
         {"curl_slist_append", (void **)&table->slist_append},
         {"curl_slist_free_all", (void **)&table->slist_free_all},
     };
@@ -149,6 +151,17 @@ int pfc_multi_perform(void *multi, int *running) { return api.multi_perform(mult
 int pfc_multi_poll(void *multi, int timeout_ms, int *ready) { return api.multi_poll(multi, NULL, 0, timeout_ms, ready); }
 int pfc_multi_wakeup(void *multi) { return api.multi_wakeup(multi); }
 int pfc_multi_timeout(void *multi, long *timeout_ms) { return api.multi_timeout(multi, timeout_ms); }
+int pfc_multi_setopt_socket_callback(void *multi, pfc_socket_callback callback, void *context) {
+    int failed = api.multi_setopt(multi, PFC_MOPT_SOCKETFUNCTION, callback);
+    return failed ? failed : api.multi_setopt(multi, PFC_MOPT_SOCKETDATA, context);
+}
+int pfc_multi_setopt_timer_callback(void *multi, pfc_timer_callback callback, void *context) {
+    int failed = api.multi_setopt(multi, PFC_MOPT_TIMERFUNCTION, callback);
+    return failed ? failed : api.multi_setopt(multi, PFC_MOPT_TIMERDATA, context);
+}
+int pfc_multi_socket_action(void *multi, int socket, int events, int *running) {
+    return api.multi_socket_action(multi, socket, events, running);
+}
 int pfc_multi_next_done(void *multi, void **easy, int *result) {
     int left = 0;
     pfc_curl_msg *message;

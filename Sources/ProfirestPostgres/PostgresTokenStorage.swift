@@ -23,14 +23,17 @@ import ProfirestAPI
 /// key go through the session that holds the lock, so they run only while the lock is held: if that session ends
 /// during the body (a server restart, `pg_terminate_backend`), they throw, and `withLock` throws `StorageError`
 /// (`.lockFailed`) after the body, since another process may have taken the lock meanwhile. Within this process a
-/// lock per key comes first, so threads wait for it without holding a connection, and a nested `withLock` on the
-/// same key throws `.reentrantLock` instead of waiting forever.
+/// lock per key comes first, so threads and tasks wait for it without holding a connection, and a nested `withLock`
+/// on the same key throws `.reentrantLock` instead of waiting forever. `withAsyncLock` (what the library uses) waits
+/// without blocking a thread: for this process's lock and a free connection suspended, for another process's lock on
+/// one of a few threads the module shares — so a backend serving a thousand restaurants holds no thread per refresh.
 ///
 /// **Connections**: libpq connections are not thread-safe, so each statement borrows one from a small pool (at
 /// most `maximumConnections` open at once) and every lock holder has its own — from three quarters of the pool at
 /// most, so that a read never waits for a lock held across a refresh's network call (in a process of many clients,
 /// reads from async code and the refreshes they wait for would otherwise take every connection and every
-/// cooperative thread between them, and stop). A connection found closed by the
+/// cooperative thread between them, and stop). A task waiting for a lock's connection (`withAsyncLock`) is
+/// suspended, not blocking a thread. A connection found closed by the
 /// server is replaced before a statement is sent on it; when a connection is lost while a statement runs, a read is
 /// retried once on a new connection, while a write — which may or may not have happened — throws
 /// `StorageError` (`.unwritable`) saying so.
@@ -43,7 +46,7 @@ import ProfirestAPI
 /// ```swift
 /// let storage = try PostgresTokenStorage(connectionString: "host=db.internal dbname=partner user=partner")
 /// ```
-public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
+public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
     /// The table the rows are in, as given (`profirest_tokens`, or a schema-qualified `tokens.profirest`).
     public let table: String
     private let target: ConnectionTarget
@@ -54,6 +57,9 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     /// The in-process side of the locks, shared by every storage of this process: a thread waits here for a key
     /// that another thread of ours holds, without taking a connection, and re-entry is seen here.
     private static let processLocks = OwnedLockTable()
+    /// The few threads this module's storages share for waiting while another session holds an advisory lock (its
+    /// refresh may take a network round trip): at most four at once, never a thread of the cooperative pool.
+    private static let lockWaits = BlockingPool(maximumThreads: 4)
 
     /// Connects to PostgreSQL, creates the table when it is missing, and keeps the connection for the first calls.
     ///
@@ -66,9 +72,10 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     ///   - connectionString: where to connect and as whom; never shown by the storage or its errors.
     ///   - table: the table to keep the rows in, an unquoted identifier (letters, digits and `_`, optionally after a
     ///     schema and a dot); created when missing.
-    ///   - maximumConnections: the most connections open at once, at least 2 (each `withLock` in progress holds
-    ///     one, and at most three quarters of them, at least one fewer, are held by locks; a body calling the storage
-    ///     may open one more); further calls wait for one to be free.
+    ///   - maximumConnections: the most connections open at once, at least 2 (each `withLock` or `withAsyncLock` in
+    ///     progress holds one, and at most three quarters of them, at least one fewer, are held by locks; a body
+    ///     calling the storage may open one more); further calls wait for one to be free — `withAsyncLock` suspended,
+    ///     the others blocking their thread.
     ///   - libraryPath: libpq to load, instead of looking for `libpq.so.5` (and macOS's names); one that cannot be
     ///     loaded throws. The first libpq a process loads is the one all its storages use.
     /// - Throws: `StorageError`: `.unreadable` when libpq cannot be loaded, the connection string cannot be
@@ -195,14 +202,7 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     ///   before the body did (another process may have held the lock meanwhile; what the body wrote before that
     ///   stays written) — this error then replaces the body's; otherwise whatever `body` throws.
     public func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
-        try check(key, kind: .lockFailed)
-        let local = Self.processLocks.lock(for: "\(target.summary)\u{0}\(table)\u{0}\(key)")
-        if local.isHeldByCurrentThread {
-            throw StorageError(
-                kind: .reentrantLock, path: location(key),
-                reason: "withLock(\"\(key)\") was called inside withLock for the same key on the same thread; "
-                    + "the lock is not re-entrant, so use get/set/remove directly inside the body")
-        }
+        let local = try unheldLocal(key)
         local.acquire()
         defer { local.release() }
         let holder = try lock(key)
@@ -210,14 +210,60 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
         let outcome = Result { try body() }
         holders.pop(holder)
         unlock(holder)
-        if holder.lost {
-            throw StorageError(
-                kind: .lockFailed, path: location(key),
-                reason: "the connection holding the lock was lost before the body ended, so the lock was released "
-                    + "early and another process may have held it meanwhile; what the body wrote before that stays "
-                    + "written — read the key again and retry")
-        }
+        if holder.lost { throw lostLock(key) }
         return try outcome.get()
+    }
+
+    /// Runs `body` while holding `key`'s advisory lock, like ``withLock(_:_:)``, without blocking the calling thread,
+    /// so that a backend serving many connections holds no thread per refresh.
+    ///
+    /// The task waits suspended for the other threads and tasks of this process and for a free connection; the
+    /// lock itself is tried at once, and only while another process holds it is it waited for on one of a few threads
+    /// this module shares for that. `get`, `set` and `remove` of `key` inside `body` (and in tasks it starts) run on
+    /// the session that holds the lock.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key the lock is for.
+    ///   - body: the work to do under the lock; `get`, `set` and `remove` may be called inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: `StorageError`: `.reentrantLock` when the calling task or thread already holds `key`'s lock;
+    ///   `.lockFailed` when the lock cannot be taken or the session holding it ended before the body did (as for
+    ///   ``withLock(_:_:)``); otherwise whatever `body` throws.
+    public func withAsyncLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await unheldLocal(key).withAsyncLock {
+            let holder = try await lockAsync(key)
+            let outcome: Result<T, Error>
+            do {
+                outcome = .success(try await LockHolder.$ofTask.withValue(LockHolder.ofTask + [holder]) { try await body() })
+            } catch {
+                outcome = .failure(error)
+            }
+            unlock(holder)
+            if holder.lost { throw lostLock(key) }
+            return try outcome.get()
+        }
+    }
+
+    /// This process's lock of `key` (before the advisory lock, so that threads and tasks wait here without holding a
+    /// connection), checked not to be the caller's already.
+    private func unheldLocal(_ key: String) throws -> OwnedLock {
+        try check(key, kind: .lockFailed)
+        let local = Self.processLocks.lock(for: "\(target.summary)\u{0}\(table)\u{0}\(key)")
+        if local.isHeldByCaller {
+            throw StorageError(
+                kind: .reentrantLock, path: location(key),
+                reason: "withLock(\"\(key)\") was called inside withLock for the same key on the same thread or task; "
+                    + "the lock is not re-entrant, so use get/set/remove directly inside the body")
+        }
+        return local
+    }
+
+    private func lostLock(_ key: String) -> StorageError {
+        StorageError(
+            kind: .lockFailed, path: location(key),
+            reason: "the connection holding the lock was lost before the body ended, so the lock was released "
+                + "early and another process may have held it meanwhile; what the body wrote before that stays "
+                + "written — read the key again and retry")
     }
 
     // MARK: Statements
@@ -263,7 +309,7 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
                 reason: "the connection holding the lock has ended, so the lock is gone and another process may hold "
                     + "it; nothing was \(write ? "written" : "read")")
         }
-        switch holder.connection.execute(sql, parameters) {
+        switch holder.execute(sql, parameters) {
         case .success(let rows):
             return rows
         case .failure(let failure) where failure.connectionLost:
@@ -275,8 +321,8 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
         }
     }
 
-    /// Takes `key`'s advisory lock on a connection of its own (one of the pool's lock connections); a connection lost
-    /// while waiting is replaced once (a lost session holds no lock, so asking again is safe).
+    /// Takes `key`'s advisory lock on a connection of its own; a connection lost while waiting is replaced once
+    /// (a lost session holds no lock, so asking again is safe).
     private func lock(_ key: String) throws -> LockHolder {
         let id = Self.lockID(table: table, key: key)
         var connection = try take(kind: .lockFailed, key: key, forLock: true)
@@ -284,15 +330,44 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
             if connection.isKnownDead { connection = try replace(connection, kind: .lockFailed, key: key, forLock: true) }
             switch connection.execute("SELECT pg_advisory_lock($1::bigint)", [String(id)]) {
             case .success:
-                return LockHolder(key: key, lockID: id, connection: connection)
+                return LockHolder(key: key, lockID: id, connection: connection, owner: holders.owner)
             case .failure(let failure) where failure.connectionLost && attempt == 0:
                 connection = try replace(connection, kind: .lockFailed, key: key, forLock: true)
             case .failure(let failure):
-                if failure.connectionLost {
-                    pool.discard(connection, forLock: true)
-                } else {
-                    pool.giveBack(connection, forLock: true)
+                if failure.connectionLost { pool.discard(connection, forLock: true) } else { pool.giveBack(connection, forLock: true) }
+                throw error(.lockFailed, key: key, failure, doing: "the lock cannot be taken")
+            }
+        }
+        preconditionFailure("the loop above returns or throws")
+    }
+
+    /// `lock(_:)` for an async body: the connection is waited for suspended, the lock is tried at once
+    /// (`pg_try_advisory_lock`: it is almost always free), and only while another session holds it is it waited for,
+    /// on one of this module's few shared threads (`lockWaits`) — never on a thread of the cooperative pool.
+    private func lockAsync(_ key: String) async throws -> LockHolder {
+        let id = Self.lockID(table: table, key: key)
+        var connection: PostgresConnection
+        do {
+            connection = try await pool.takeLock(beyondLimit: holders.callerHoldsAny)
+        } catch let failure as QueryFailure {
+            throw cannotConnect(.lockFailed, key: key, failure)
+        }
+        for attempt in 0..<2 {
+            if connection.isKnownDead { connection = try replace(connection, kind: .lockFailed, key: key, forLock: true) }
+            var outcome = connection.execute("SELECT pg_try_advisory_lock($1::bigint)", [String(id)])
+            if case .success(let rows) = outcome, rows.first != "t" {
+                let waiting = connection
+                outcome = try await Self.lockWaits.run {
+                    waiting.execute("SELECT pg_advisory_lock($1::bigint)", [String(id)])
                 }
+            }
+            switch outcome {
+            case .success:
+                return LockHolder(key: key, lockID: id, connection: connection, owner: holders.owner)
+            case .failure(let failure) where failure.connectionLost && attempt == 0:
+                connection = try replace(connection, kind: .lockFailed, key: key, forLock: true)
+            case .failure(let failure):
+                if failure.connectionLost { pool.discard(connection, forLock: true) } else { pool.giveBack(connection, forLock: true) }
                 throw error(.lockFailed, key: key, failure, doing: "the lock cannot be taken")
             }
         }
@@ -302,11 +377,12 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     /// Releases the lock and gives its connection back; a connection that cannot say it released the lock is
     /// closed instead, which ends its session and so releases the lock too.
     private func unlock(_ holder: LockHolder) {
+        holder.markReleased()
         guard !holder.lost else {
             pool.discard(holder.connection, forLock: true)
             return
         }
-        switch holder.connection.execute("SELECT pg_advisory_unlock($1::bigint)", [String(holder.lockID)]) {
+        switch holder.execute("SELECT pg_advisory_unlock($1::bigint)", [String(holder.lockID)]) {
         case .success(let rows) where rows.first == "t":
             pool.giveBack(holder.connection, forLock: true)
         case .success:
@@ -321,7 +397,7 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
 
     private func take(kind: StorageError.Kind, key: String?, forLock: Bool = false) throws -> PostgresConnection {
         do {
-            return try pool.take(beyondLimit: holders.currentThreadHoldsAny, forLock: forLock)
+            return try pool.take(beyondLimit: holders.callerHoldsAny, forLock: forLock)
         } catch let failure as QueryFailure {
             throw cannotConnect(kind, key: key, failure)
         }

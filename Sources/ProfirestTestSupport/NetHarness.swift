@@ -31,10 +31,15 @@ public final class NetHarness: @unchecked Sendable {
 
     /// Starts the harness in front of `upstream`; throws `NetHarness.Unavailable` when nginx or openssl is missing
     /// (a test turns that into a skip, or a failure under CI), `ChildServerFailure` when it does not start.
-    public init(upstream: String, delayMilliseconds: Double = 0, shortIdleSeconds: Double? = nil, root: URL) throws {
+    /// `h2MaxStreams`: how many streams one HTTP/2 connection of the `h2` block may carry (nginx's default 128).
+    public init(
+        upstream: String, delayMilliseconds: Double = 0, shortIdleSeconds: Double? = nil, h2MaxStreams: Int? = nil,
+        root: URL
+    ) throws {
         var arguments = [root.appendingPathComponent("tools/net_harness.py").path, "--upstream", upstream,
                          "--delay-ms", String(delayMilliseconds)]
         if let shortIdleSeconds { arguments += ["--short-idle-seconds", String(shortIdleSeconds)] }
+        if let h2MaxStreams { arguments += ["--h2-max-streams", String(h2MaxStreams)] }
         let server: ChildServer
         do {
             server = try ChildServer(executable: "/usr/bin/env", arguments: ["python3"] + arguments)

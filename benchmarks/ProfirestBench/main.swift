@@ -31,8 +31,8 @@
 //
 // Parts, in the order they run: get, post, curl (the three share the interleaved rounds above: a variant runs when a
 // part it serves is chosen), sse (EventStream.swift), idle (IdleStreams.swift), paging (Paging.swift), stampede
-// (Stampede.swift), outbox (OutboxBench.swift: the outbox's durable writes), net50 (RealNetwork.swift), build
-// (BuildTimes.swift). `--only <part>` runs one part; `--skip a,b` leaves parts out (`make bench BENCH_SKIP=build`).
+// (Stampede.swift), outbox (OutboxBench.swift: the outbox's durable writes), net50 (RealNetwork.swift), partner
+// (PartnerBench.swift: a thousand restaurants in one process), build (BuildTimes.swift). `--only <part>` runs one part; `--skip a,b` leaves parts out (`make bench BENCH_SKIP=build`).
 // See BENCHMARKS.md.
 import Foundation
 import ProfirestAPI
@@ -48,7 +48,7 @@ struct Settings {
     var concurrentPerTask = 16
     var output = "benchmarks/results/latest.json"
     var serverScript = "tools/loopback_server.py"
-    /// `--only <part>`: that part alone (get, post, sse, paging, stampede, outbox, build).
+    /// `--only <part>`: that part alone (get, post, sse, paging, stampede, outbox, partner, build).
     var only: String?
     /// `--skip a,b`: leave these parts out.
     var skip: Set<String> = []
@@ -443,7 +443,7 @@ func setup(_ group: Group, _ settings: Settings) -> String {
 }
 
 /// The parts of the bench, in the order they run (get, post and curl share one interleaved comparison).
-let parts = ["get", "post", "curl", "sse", "idle", "paging", "stampede", "outbox", "net50", "build"]
+let parts = ["get", "post", "curl", "sse", "idle", "paging", "stampede", "outbox", "net50", "partner", "build"]
 
 /// The parts `--only` and `--skip` leave to run.
 func chosenParts(_ settings: Settings) throws -> [String] {
@@ -464,6 +464,7 @@ func run() async throws {
         case "sse-idle": return try await idleStreamsChild(base: base, arguments)
         case "sse-idle-raw": return try await idleRawURLSessionChild(base: base, arguments)
         case "paging-memory": return try await pagingMemoryChild(base: base)
+        case "partner-run": return try await partnerChild(base: base, arguments)
         default: throw BenchFailure("unknown --child \(arguments[child + 1])")
         }
     }
@@ -490,6 +491,7 @@ func run() async throws {
     if chosen.contains("stampede") { try save(try await stampedeResults(CommandLine.arguments)) }
     if chosen.contains("net50") { try save(try await realNetworkResults(CommandLine.arguments)) }
     if chosen.contains("outbox") { try save(try await outboxResults(CommandLine.arguments)) }
+    if chosen.contains("partner") { try save(try await partnerResults(CommandLine.arguments)) }
     // Last: a clean build takes both cores for minutes.
     if chosen.contains("build") { try save(try buildTimeResults()) }
     FileHandle.standardError.write(Data(String(format: "bench: %@ in %.0f s\n", chosen.joined(separator: ", "),

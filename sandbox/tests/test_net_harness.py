@@ -276,3 +276,21 @@ def test_nginx_stops_with_the_harness(upstream, how):
     finally:
         h.stop()
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_the_h2_block_takes_more_streams_only_when_asked():
+    sys.path.insert(0, str(REPO / "tools"))
+    try:
+        import net_harness
+    finally:
+        sys.path.pop(0)
+    ports = {name: 40000 + i for i, name in enumerate(net_harness.BLOCKS)}
+    plain = net_harness.nginx_config(Path("/tmp/x"), ports, "http://127.0.0.1:1", 5)
+    assert "http2_max_concurrent_streams" not in plain and "worker_connections 1024;" in plain
+    assert "worker_rlimit_nofile" not in plain
+    many = net_harness.nginx_config(Path("/tmp/x"), ports, "http://127.0.0.1:1", 5, h2_streams=2000)
+    h2 = many.split("# h2\n", 1)[1].split("}", 1)[0]
+    assert "http2_max_concurrent_streams 2000;" in h2 and "keepalive_requests 10000000;" in h2
+    assert "worker_connections 4256;" in many and "worker_rlimit_nofile 8512;" in many
+    h1 = many.split("# h1\n", 1)[1].split("}", 1)[0]
+    assert "http2_max_concurrent_streams" not in h1, "only the h2 block"

@@ -2,6 +2,8 @@
 tokens that expire every few seconds."""
 from __future__ import annotations
 
+import json
+import re
 import time
 
 import requests
@@ -124,6 +126,78 @@ def test_bulk_consents_on_a_state_file_are_fast_too(tmp_path):
         assert elapsed < 10, f"{elapsed:.1f} s for 1,000 consents in a state file"  # one commit for all
     finally:
         stop(proc)
+
+
+def test_the_event_generator_feeds_each_restaurant_at_its_rate(api):
+    from .test_events import Stream
+    rows = api.admin("POST", "/consents/bulk", {"count": 4, "scope": "restaurants:read events:read"})["data"]
+    mine, other = rows[0], rows[1]
+    quiet = Stream(api, mine["access_token"])  # opened before: its restaurant's events wake it, the others' do not
+    assert quiet.next() == ["retry: 2000", ": open"]
+    before = {r["connection_id"]: api.call("GET", "/v2/events", r["access_token"]).json()["next_cursor"] for r in rows}
+    started = api.admin("POST", "/events/generator", {"rate": 5, "client_id": "moje-aplikace"})
+    assert started["running"] and started["restaurants"] == 4 and started["rate"] == 5
+    frames = [dict(l.split(": ", 1) for l in quiet.next_event(timeout=10)) for _ in range(5)]
+    time.sleep(1.0)  # a lower bound: at least a second of generating
+    status = api.admin("GET", "/events/generator")
+    stopped = api.admin("DELETE", "/events/generator")
+    quiet.close(api)
+    assert status["running"] and status["emitted"] >= 20, status  # 4 restaurants × 5/s × ≥ 1 s
+    assert not stopped["running"] and api.admin("GET", "/events/generator")["running"] is False
+    for f in frames:
+        event = json.loads(f["data"])
+        assert f["event"] == "catalog.updated" and event["restaurant_id"] == mine["restaurant_id"], f
+        # Written to the millisecond, so a client can measure its latency.
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", event["occurred_at"]), event
+    # Every restaurant got its share, readable by its own connection only, in order; none is skipped.
+    for row in (mine, other):
+        first = api.call("GET", "/v2/events", row["access_token"],
+                         params={"cursor": before[row["connection_id"]], "limit": 100}).json()
+        assert len(first["data"]) >= 5, first
+        assert {e["restaurant_id"] for e in first["data"]} == {row["restaurant_id"]}
+        # An old cursor of a generated event still works (its occurred_at has milliseconds).
+        page = api.call("GET", "/v2/events", row["access_token"], params={"cursor": first["next_cursor"]})
+        assert page.status_code == 200, page.text
+    emitted = api.admin("GET", "/events/recent?limit=1000")
+    assert emitted["last_seq"] >= 20
+
+
+def test_the_event_generator_refuses_bad_requests_and_stops_on_reset(api):
+    for body, status in [({"rate": -1, "restaurant_ids": ["11"]}, 400), ({"rate": 101, "restaurant_ids": ["11"]}, 400),
+                         ({"rate": True, "restaurant_ids": ["11"]}, 400), ({"rate": 1}, 400),
+                         ({"rate": 1, "restaurant_ids": ["99"]}, 404), ({"rate": 1, "restaurant_ids": []}, 400),
+                         ({"rate": 1, "restaurant_ids": ["11"], "type": "order.created"}, 400)]:
+        r = api.http.post(api.base + "/_sandbox/events/generator", json=body)
+        assert r.status_code == status, (body, r.status_code, r.text)
+        assert "error" in r.json()
+    assert api.admin("POST", "/events/generator", {"rate": 2, "restaurant_ids": ["11", "12"]})["running"]
+    assert api.admin("POST", "/events/generator", {"rate": 0})["running"] is False
+    assert api.admin("POST", "/events/generator", {"rate": 2, "restaurant_ids": ["11"]})["restaurants"] == 1
+    api.admin("POST", "/reset", {})
+    assert api.admin("GET", "/events/generator")["running"] is False
+
+
+def test_one_restaurants_feed_can_be_failed_and_cut_alone(api):
+    from .test_events import Stream
+    rows = api.admin("POST", "/consents/bulk", {"count": 2, "scope": "restaurants:read events:read"})["data"]
+    hit, spared = rows
+    api.admin("POST", "/faults", {"path": "/v2/events*", "restaurant_id": hit["restaurant_id"], "count": None,
+                                  "action": "status", "status": 503})
+    for row, status in [(hit, 503), (spared, 200)]:
+        r = api.call("GET", "/v2/events", row["access_token"], params={"restaurant_id": row["restaurant_id"]})
+        assert r.status_code == status, r.text
+    assert api.call("GET", "/v2/events", hit["access_token"]).status_code == 200, "without the restaurant in the query"
+    r = api.http.post(api.base + "/_sandbox/faults", json={"path": "*", "restaurant_id": 13, "action": "garbage"})
+    assert r.status_code == 400
+    api.admin("DELETE", "/faults")
+    streams = {row["connection_id"]: Stream(api, row["access_token"]) for row in rows}
+    for s in streams.values():
+        assert s.next() == ["retry: 2000", ": open"]
+    assert api.admin("POST", "/stream/cut", {"connection": hit["connection_id"]})["cut"] == 1
+    assert streams[hit["connection_id"]].next() is None, "its stream ended"
+    api.admin("POST", "/events", {"restaurant_id": spared["restaurant_id"]})
+    assert streams[spared["connection_id"]].next_event() is not None, "the other stream goes on"
+    streams[spared["connection_id"]].close(api)
 
 
 def test_refresh_early_counts_a_second_refresh_within_one_lifetime(api):

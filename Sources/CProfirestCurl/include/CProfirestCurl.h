@@ -18,6 +18,10 @@
 
 /// A libcurl data callback: CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION share this shape.
 typedef size_t (*pfc_data_callback)(char *data, size_t size, size_t count, void *context);
+/// CURLMOPT_SOCKETFUNCTION: which socket libcurl wants watched for what (PFC_POLL_*); 0 for success.
+typedef int (*pfc_socket_callback)(void *easy, int socket, int what, void *context, void *socket_context);
+/// CURLMOPT_TIMERFUNCTION: when libcurl wants `pfc_multi_socket_action(PFC_SOCKET_TIMEOUT)` called (-1: no timer).
+typedef int (*pfc_timer_callback)(void *multi, long timeout_ms, void *context);
 
 /// Loads libcurl from the first of `names` that dlopen finds and looks up every function the wrappers use.
 /// Returns 0 on success (also when an earlier call already succeeded); otherwise 1, with a message in `error`.
@@ -52,8 +56,27 @@ int pfc_multi_perform(void *multi, int *running);
 int pfc_multi_poll(void *multi, int timeout_ms, int *ready);
 int pfc_multi_wakeup(void *multi);
 int pfc_multi_timeout(void *multi, long *timeout_ms);
+/// CURLMOPT_SOCKETFUNCTION and CURLMOPT_SOCKETDATA in one call; CURLMOPT_TIMERFUNCTION and CURLMOPT_TIMERDATA in the
+/// other: the event-driven interface, where the caller watches the sockets and keeps the timer.
+int pfc_multi_setopt_socket_callback(void *multi, pfc_socket_callback callback, void *context);
+int pfc_multi_setopt_timer_callback(void *multi, pfc_timer_callback callback, void *context);
+/// curl_multi_socket_action: `socket` is ready for `events` (PFC_CSELECT_*), or the timer fired (PFC_SOCKET_TIMEOUT).
+int pfc_multi_socket_action(void *multi, int socket, int events, int *running);
 /// Reads the next finished transfer: returns 1 and sets `easy` and `result` for a CURLMSG_DONE, 0 when none is left.
 int pfc_multi_next_done(void *multi, void **easy, int *result);
+
+// The engine's event loop (poller.c): an epoll set and an eventfd.
+/// epoll_create1(EPOLL_CLOEXEC): a new set, or -1.
+int pfc_poller_create(void);
+/// Watches `fd` for `what` (PFC_POLL_IN, _OUT, _INOUT), or stops watching it (PFC_POLL_REMOVE); 0 or -1.
+int pfc_poller_watch(int poller, int fd, int what);
+/// Waits up to `timeout_ms` (-1: no limit) and fills `fds` and `ready` (PFC_CSELECT_* masks) with at most `capacity`
+/// (≤ 256) sockets that are ready; returns how many (0 when interrupted by a signal), or -1.
+int pfc_poller_wait(int poller, int timeout_ms, int *fds, int *ready, int capacity);
+/// eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC): a file descriptor that `pfc_waker_signal` makes readable, or -1.
+int pfc_waker_create(void);
+void pfc_waker_signal(int waker);
+void pfc_waker_drain(int waker);
 
 void *pfc_slist_append(void *list, const char *string);
 void pfc_slist_free_all(void *list);
@@ -101,7 +124,22 @@ void pfc_slist_free_all(void *list);
 // Multi options (CURLMOPT_*) and their values.
 #define PFC_MOPT_PIPELINING 3
 #define PFC_MOPT_MAXCONNECTS 6
+#define PFC_MOPT_MAX_CONCURRENT_STREAMS 16
+#define PFC_MOPT_SOCKETFUNCTION 20001
+#define PFC_MOPT_SOCKETDATA 10002
+#define PFC_MOPT_TIMERFUNCTION 20004
+#define PFC_MOPT_TIMERDATA 10005
 #define PFC_PIPE_MULTIPLEX 2
+
+// The event-driven interface's values: what to watch a socket for, what it is ready for, the timer's socket.
+#define PFC_POLL_IN 1
+#define PFC_POLL_OUT 2
+#define PFC_POLL_INOUT 3
+#define PFC_POLL_REMOVE 4
+#define PFC_CSELECT_IN 1
+#define PFC_CSELECT_OUT 2
+#define PFC_CSELECT_ERR 4
+#define PFC_SOCKET_TIMEOUT -1
 
 // Values of options.
 #define PFC_HTTP_VERSION_1_1 2

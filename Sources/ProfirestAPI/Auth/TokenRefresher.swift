@@ -106,7 +106,7 @@ actor TokenRefresher {
         let generation = store.generation
         let step = LockedRefresh(
             core: core, client: client, margin: refreshMargin, replacing: old, generation: generation, limit: stormGuard(now: core.clock()))
-        let outcome = try await store.exclusive { try step.run($0) }
+        let outcome = try await store.exclusive { try await step.run($0) }
         // The actor was released during the await: re-check that the connection is still the one we refreshed.
         switch outcome {
         case .refreshed(let token):
@@ -173,10 +173,10 @@ struct LockedRefresh: Sendable {
     /// Set when the storm guard is closed: adopting is still fine, a new request is not.
     let limit: AuthFailure?
 
-    /// Runs on the thread holding the lock.
-    func run(_ access: LockedState) throws -> Outcome {
+    /// Runs while the lock is held, the token request included (awaited, so no thread waits for it).
+    func run(_ access: LockedState) async throws -> Outcome {
         let store = core.store
-        let state = try access.read()
+        let state = try await access.read()
         guard store.generation == generation else { return .discarded }
         guard state.hasTokens else { return .lost }
         if let current = state.freshAccessToken(now: core.clock(), margin: margin), current != replacing {
@@ -185,7 +185,7 @@ struct LockedRefresh: Sendable {
         if let limit { throw limit }
         guard let refreshToken = state.refreshToken else {
             // An access token that can no longer be renewed: the connection is over.
-            try forget(state, access)
+            try await forget(state, access)
             return .lost
         }
         let form = client.form(["grant_type": "refresh_token", "refresh_token": refreshToken])
@@ -193,13 +193,11 @@ struct LockedRefresh: Sendable {
         let basicAuth = client.basicAuth
         let response: TokenResponse
         do {
-            response = try access.wait {
-                try await endpoint.token(form: form, basicAuth: basicAuth, retrying: true)
-            }
+            response = try await endpoint.token(form: form, basicAuth: basicAuth, retrying: true)
         } catch let error as ProfirestOAuthError where error.error == "invalid_grant" {
             // Re-checked after the wait: an unpair() or a new pairing meanwhile owns the state now.
             guard store.generation == generation else { return .discarded }
-            try forget(state, access)
+            try await forget(state, access)
             return .lost
         }
         // invalid_client, unauthorized_client and network failures were thrown above with the tokens kept:
@@ -207,13 +205,13 @@ struct LockedRefresh: Sendable {
         guard store.generation == generation else { return .discarded }
         var next = state
         next.apply(response, now: core.clock())
-        try access.write(next)
+        try await access.write(next)
         return .refreshed(response.accessToken)
     }
 
-    private func forget(_ state: StoredState, _ access: LockedState) throws {
+    private func forget(_ state: StoredState, _ access: LockedState) async throws {
         var next = state
         next.forgetConnection()
-        try access.write(next)
+        try await access.write(next)
     }
 }

@@ -5,13 +5,15 @@ import Foundation
 ///
 /// Writes replace the file atomically (temporary file, fsync, rename, fsync of the directory), so a crash
 /// never leaves a half-written file. `withLock` takes an exclusive lock on `<path>.lock` that excludes
-/// other threads and other processes; it covers the whole file, whatever the key. A file that cannot be
+/// other threads and other processes; it covers the whole file, whatever the key. `withAsyncLock` takes the same lock
+/// without blocking the caller's thread (the wait for another process runs on a small pool of threads the process
+/// shares). A file that cannot be
 /// parsed throws `StorageError` rather than being treated as empty, which would silently forget the pairing.
 ///
 /// ```swift
 /// let storage = FileTokenStorage(path: "/var/lib/pichacka/tokens.json")
 /// ```
-public final class FileTokenStorage: LockingTokenStorage {
+public final class FileTokenStorage: AsyncLockingTokenStorage {
     /// The token file, made absolute when the storage was created, so that a later change of the working directory
     /// does not move it.
     public let path: String
@@ -77,14 +79,39 @@ public final class FileTokenStorage: LockingTokenStorage {
     /// - Throws: ``StorageError`` when the lock file cannot be made or locked (`.unwritable`, `.lockFailed`) or this
     ///   thread already holds the lock (`.reentrantLock`), and whatever `body` throws.
     public func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
+        try locked(try unheldLock(key), body)
+    }
+
+    /// Runs `body` holding the same lock as ``withLock(_:_:)``, without blocking the calling thread: the task waits
+    /// for the other threads of this process suspended, and for another process's lock on one of the few threads the
+    /// process shares for such waits, so a refresh never parks a thread of the cooperative pool.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key the lock is for (the lock covers the whole file, whatever the key).
+    ///   - body: the work to do under the lock; `get`, `set` and `remove` may be called inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``StorageError`` when the lock file cannot be made or locked (`.unwritable`, `.lockFailed`) or the
+    ///   calling task already holds the lock (`.reentrantLock`), and whatever `body` throws.
+    public func withAsyncLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await unheldLock(key).withAsyncLock {
+            try ensureDirectory()
+            let lockPath = self.lockPath
+            let fileLock = try await BlockingPool.shared.run { HeldFileLock(try FileLock.acquire(path: lockPath)) }
+            defer { fileLock.lock.release() }
+            return try await body()
+        }
+    }
+
+    /// The file's in-process lock, checked not to be the caller's already (waiting for it would wait for ever).
+    private func unheldLock(_ key: String) throws -> OwnedLock {
         let processLock = Self.processLocks.lock(for: path)
-        if processLock.isHeldByCurrentThread {
+        if processLock.isHeldByCaller {
             throw StorageError(
                 kind: .reentrantLock, path: path,
-                reason: "withLock(\"\(key)\") was called inside withLock for the same file on the same thread; "
-                    + "the lock is not re-entrant, so use get/set/remove directly inside the body")
+                reason: "withLock(\"\(key)\") was called inside withLock for the same file on the same thread or "
+                    + "task; the lock is not re-entrant, so use get/set/remove directly inside the body")
         }
-        return try locked(processLock, body)
+        return processLock
     }
 
     private func locked<T>(_ processLock: OwnedLock, _ body: () throws -> T) throws -> T {
@@ -99,7 +126,7 @@ public final class FileTokenStorage: LockingTokenStorage {
     /// Read-modify-write under the lock; inside `withLock` the lock is already ours and is not taken again.
     private func update(_ change: (inout [String: String]) -> Void) throws {
         let processLock = Self.processLocks.lock(for: path)
-        if processLock.isHeldByCurrentThread {
+        if processLock.isHeldByCaller {
             try readChangeWrite(change)
         } else {
             try locked(processLock) { try readChangeWrite(change) }
@@ -144,4 +171,11 @@ public final class FileTokenStorage: LockingTokenStorage {
                 reason: "cannot create the directory \(directory) for the token file; create it or choose another path")
         }
     }
+}
+
+/// A file lock handed from the pool's thread to the task that holds it: the lock belongs to the open file (`flock`;
+/// `LockFileEx` on Windows to the handle), not to a thread, so any thread may release it.
+private struct HeldFileLock: @unchecked Sendable {
+    let lock: FileLock
+    init(_ lock: FileLock) { self.lock = lock }
 }

@@ -1,12 +1,13 @@
 import Foundation
 
 /// The default storage: values live in memory until the process ends, so the app must pair again after a
-/// restart. Thread-safe; `withLock` excludes other threads of this process only.
+/// restart. Thread-safe; `withLock` and `withAsyncLock` exclude other threads and tasks of this process only, and a
+/// task waiting for a key's lock is suspended without holding a thread.
 ///
 /// ```swift
 /// let storage = MemoryTokenStorage(); try storage.set("refresh", "r1")
 /// ```
-public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable {
+public final class MemoryTokenStorage: AsyncLockingTokenStorage, @unchecked Sendable {
     // @unchecked: `values` is only touched while `valuesLock` is held.
     private let valuesLock = NSLock()
     private var values: [String: String] = [:]
@@ -62,16 +63,35 @@ public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable 
     /// - Throws: ``StorageError`` (`.reentrantLock`) when this thread already holds the key's lock, and whatever `body`
     ///   throws.
     public func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
-        let lock = keyLocks.lock(for: key)
-        if lock.isHeldByCurrentThread {
-            throw StorageError(
-                kind: .reentrantLock, path: "memory",
-                reason: "withLock(\"\(key)\") was called inside withLock for the same key on the same thread; "
-                    + "the lock is not re-entrant, so use get/set/remove directly inside the body")
-        }
+        let lock = try unheldLock(key)
         lock.acquire()
         defer { lock.release() }
         return try body()
+    }
+
+    /// Runs `body` holding this key's lock, like ``withLock(_:_:)``, waiting for it by suspending the task (no thread
+    /// is blocked), so that many clients sharing one memory storage cost no thread each.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key the lock is for.
+    ///   - body: the work to do under the lock; `get`, `set` and `remove` may be called inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``StorageError`` (`.reentrantLock`) when the calling task or thread already holds the key's lock, and
+    ///   whatever `body` throws.
+    public func withAsyncLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await unheldLock(key).withAsyncLock(body)
+    }
+
+    /// The key's lock, checked not to be the caller's already (waiting for it would wait for ever).
+    private func unheldLock(_ key: String) throws -> OwnedLock {
+        let lock = keyLocks.lock(for: key)
+        if lock.isHeldByCaller {
+            throw StorageError(
+                kind: .reentrantLock, path: "memory",
+                reason: "withLock(\"\(key)\") was called inside withLock for the same key on the same thread or task; "
+                    + "the lock is not re-entrant, so use get/set/remove directly inside the body")
+        }
+        return lock
     }
 }
 

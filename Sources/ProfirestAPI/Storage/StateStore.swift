@@ -2,9 +2,10 @@ import Foundation
 
 /// The one place that reads and writes a connection's `StoredState`.
 ///
-/// Every write re-reads the document inside the storage lock (`LockingTokenStorage.withLock`), so a change made
-/// by another process in the meantime is never overwritten by a stale copy. Storages without a lock of their own
-/// are serialized within this process by a lock per storage key.
+/// Every write re-reads the document inside the storage lock (`AsyncLockingTokenStorage.withAsyncLock`, or
+/// `LockingTokenStorage.withLock`), so a change made by another process in the meantime is never overwritten by a
+/// stale copy. Storages without a lock of their own are serialized within this process by a lock per storage key.
+/// Async callers wait for a lock suspended, never on a thread of their own (see `exclusive`).
 ///
 /// A lock-protected copy of the last document read or written serves the synchronous readers (`isPaired`,
 /// `restaurantID`, …) without touching the storage. The generation counter lets long operations notice that the
@@ -81,27 +82,38 @@ final class StateStore: Sendable {
 
     /// Changes the document under the storage lock, re-reading it inside the lock first; writes only when the
     /// transform changed something. Blocks while another holder has the lock — possibly a refresh waiting on the
-    /// network — so async code uses `updateAsync`: blocking every thread of the cooperative pool here would leave
-    /// none to finish that refresh. Only the synchronous `authorizationURL` uses this one.
+    /// network — so async code uses `updateAsync`. Only the synchronous `authorizationURL` uses this one.
     @discardableResult
     func update<T>(_ transform: (inout StoredState) throws -> T) throws -> T {
-        try locked { try Self.change($0, transform) }
+        if let locking = storage as? any LockingTokenStorage {
+            return try locking.withLock(key) { try change(transform) }
+        }
+        let lock = try unheldFallbackLock()
+        lock.acquire()
+        defer { lock.release() }
+        return try change(transform)
     }
 
-    /// Like `update`, from async code: waits for the lock on a thread of its own instead of blocking one of the
-    /// cooperative pool's few threads, which a refresh holding the lock over a network call could stall.
-    @discardableResult
-    func updateAsync<T: Sendable>(_ transform: @escaping @Sendable (inout StoredState) throws -> T) async throws -> T {
-        try await exclusive { try Self.change($0, transform) }
-    }
-
-    /// One read-modify-write inside the lock; the document is written only when the transform changed it.
-    private static func change<T>(_ access: LockedState, _ transform: (inout StoredState) throws -> T) throws -> T {
-        var state = try access.read()
+    /// One read-modify-write of `update`, inside the lock; writes only when the transform changed the document.
+    private func change<T>(_ transform: (inout StoredState) throws -> T) throws -> T {
+        var state = try loadFromStorage()
+        remember(state)
         let before = state
         let result = try transform(&state)
-        if state != before { try access.write(state) }
+        if state != before { try saveToStorage(state) }
         return result
+    }
+
+    /// Like `update`, from async code: waits for the lock without blocking a thread (see `exclusive`).
+    @discardableResult
+    func updateAsync<T: Sendable>(_ transform: @escaping @Sendable (inout StoredState) throws -> T) async throws -> T {
+        try await exclusive { access in
+            var state = try await access.read()
+            let before = state
+            let result = try transform(&state)
+            if state != before { try await access.write(state) }
+            return result
+        }
     }
 
     /// Stores a new connection (a finished pairing or consent) and bumps the generation, both inside the lock:
@@ -110,39 +122,43 @@ final class StateStore: Sendable {
     @discardableResult
     func replaceConnection<T: Sendable>(_ transform: @escaping @Sendable (inout StoredState) throws -> T) async throws -> T {
         try await exclusive { access in
-            var state = try access.read()
+            var state = try await access.read()
             let result = try transform(&state)
-            try access.write(state)
+            try await access.write(state)
             self.bumpGeneration()
             return result
         }
     }
 
-    /// Runs `body` on a dedicated thread that holds the storage lock for the whole body, including any network
-    /// call it makes through `LockedState.wait`. This is how only one process spends a single-use refresh token.
-    func exclusive<T: Sendable>(_ body: @escaping @Sendable (LockedState) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            // A real thread, not the cooperative pool: the lock blocks, and it is owned per thread.
-            let thread = Thread {
-                continuation.resume(with: Result { try self.locked(body) })
+    /// Runs `body` holding the storage lock for the whole body, including the network call a refresh makes in it.
+    /// This is how only one process spends a single-use refresh token.
+    ///
+    /// No thread waits or is held for it: an `AsyncLockingTokenStorage` (memory, file, PostgreSQL) is locked by
+    /// suspending the task; a storage without a lock of its own by this process's lock per key, the same way; only a
+    /// storage with nothing but a synchronous `withLock` has it run on a thread of the process's small shared pool
+    /// (`BlockingPool`), which then also does the body's reads and writes (`LockBridge`).
+    func exclusive<T: Sendable>(_ body: @Sendable (LockedState) async throws -> T) async throws -> T {
+        switch storage {
+        case let locking as any AsyncLockingTokenStorage:
+            return try await locking.withAsyncLock(key) { try await body(LockedState(store: self, bridge: nil)) }
+        case let locking as any LockingTokenStorage:
+            return try await LockBridge.run(locking, key: key) { bridge in
+                try await body(LockedState(store: self, bridge: bridge))
             }
-            thread.start()
+        default:
+            return try await unheldFallbackLock().withAsyncLock { try await body(LockedState(store: self, bridge: nil)) }
         }
     }
 
-    private func locked<T>(_ body: (LockedState) throws -> T) throws -> T {
-        if let locking = storage as? any LockingTokenStorage {
-            return try locking.withLock(key) { try body(LockedState(store: self)) }
-        }
+    /// This key's lock for a storage without one of its own, checked not to be the caller's already.
+    private func unheldFallbackLock() throws -> OwnedLock {
         let lock = Self.fallbackLocks.lock(for: key)
-        if lock.isHeldByCurrentThread {
+        if lock.isHeldByCaller {
             throw StorageError(
                 kind: .reentrantLock, path: location,
                 reason: "the state was changed from inside its own update; this is a bug in ProfirestAPI")
         }
-        lock.acquire()
-        defer { lock.release() }
-        return try body(LockedState(store: self))
+        return lock
     }
 
     fileprivate func loadFromStorage() throws -> StoredState {
@@ -167,38 +183,34 @@ final class StateStore: Sendable {
     }
 }
 
-/// Access to the document while `StateStore.exclusive` (or `update`) holds the lock. Use it only inside that body,
-/// on the thread that runs it: the storage lock belongs to that thread.
-final class LockedState {
+/// Access to the document while `StateStore.exclusive` holds the lock. Use it only inside that body: its reads and
+/// writes go through the lock (for a storage with only a synchronous lock, on the thread that holds it).
+final class LockedState: Sendable {
     private let store: StateStore
+    private let bridge: LockBridge?
 
-    fileprivate init(store: StateStore) { self.store = store }
+    fileprivate init(store: StateStore, bridge: LockBridge?) {
+        self.store = store
+        self.bridge = bridge
+    }
 
     /// The document as it is in the storage now (another process may have changed it).
-    func read() throws -> StoredState {
-        let state = try store.loadFromStorage()
+    func read() async throws -> StoredState {
+        let store = self.store
+        let state = try await perform { try store.loadFromStorage() }
         store.remember(state)
         return state
     }
 
     /// Replaces the document.
-    func write(_ state: StoredState) throws {
-        try store.saveToStorage(state)
+    func write(_ state: StoredState) async throws {
+        let store = self.store
+        try await perform { try store.saveToStorage(state) }
     }
 
-    /// Runs async work (a token request) and blocks this thread, which keeps the lock, until it finishes.
-    /// The work runs on the cooperative pool; it must not touch the storage itself.
-    func wait<R: Sendable>(_ operation: @escaping @Sendable () async throws -> R) throws -> R {
-        let outcome = Locked<Result<R, Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let result: Result<R, Error>
-            do { result = .success(try await operation()) } catch { result = .failure(error) }
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return try outcome.withLock { $0! }.get()
+    private func perform<R: Sendable>(_ operation: @escaping @Sendable () throws -> R) async throws -> R {
+        guard let bridge else { return try operation() }
+        return try await bridge.perform(operation)
     }
 }
 

@@ -12,6 +12,9 @@ import ProfirestAPI  // not @testable: the articles show the public API only
 #if canImport(OSLog)
 import OSLog
 #endif
+#if canImport(ProfirestPostgres)
+import ProfirestPostgres
+#endif
 #if canImport(XCTest)
 import XCTest
 #endif
@@ -465,6 +468,60 @@ extension ArticleSnippetContext {
         }
 #sourceLocation()
     }
+
+    // MARK: ServingManyRestaurants.md
+
+    // ServingManyRestaurants.md, line 25
+    func servingManyRestaurants1() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/ServingManyRestaurants.md", line: 25)
+        let storage = MemoryTokenStorage()   // or FileTokenStorage, or PostgreSQL (below): one for every connection
+
+        func profirest(for restaurant: String) -> ProfirestApi {
+            ProfirestApi(options: .init(
+                clientID: "muj-eshop", storage: storage,
+                storageKey: "profirest-api:muj-eshop:restaurant-\(restaurant)"))   // no transport: the shared one
+        }
+#sourceLocation()
+    }
+
+    // ServingManyRestaurants.md, line 45
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/ServingManyRestaurants.md", line: 45)
+    func follow(_ restaurants: [String], in storage: any TokenStorage) async throws -> [Task<Void, Never>] {
+        var feeds: [Task<Void, Never>] = []
+        for start in stride(from: 0, to: restaurants.count, by: 100) {
+            var wave: [EventWatcher] = []
+            for restaurant in restaurants[start..<min(start + 100, restaurants.count)] {
+                let api = ProfirestApi(options: .init(
+                    clientID: "muj-eshop", storage: storage,
+                    storageKey: "profirest-api:muj-eshop:restaurant-\(restaurant)",
+                    onUnpaired: { error in disconnected(restaurant, error) }))   // once per lost connection
+                let watcher = api.eventWatcher(.init(
+                    restaurantID: restaurant,
+                    onEvents: { events in try await handle(restaurant, events) },
+                    onReset: { _ in await reload(restaurant) }))
+                wave.append(watcher)
+                feeds.append(Task { await watcher.run() })
+            }
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, wave.contains(where: { !$0.isStreaming }) {
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+        }
+        return feeds
+    }
+#sourceLocation()
+
+    #if canImport(ProfirestPostgres)
+    // ServingManyRestaurants.md, line 92
+    func servingManyRestaurants3() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/ServingManyRestaurants.md", line: 92)
+        let tokens = try PostgresTokenStorage(
+            connectionString: "host=db.internal dbname=eshop user=eshop", table: "profirest_tokens")
+        let feeds = try await follow(["13", "14", "15"], in: tokens)
+#sourceLocation()
+        _ = feeds
+    }
+    #endif
 
     // MARK: SigningInStaff.md
 

@@ -48,6 +48,10 @@ struct ArticleSnippetContext: Sendable {
     /// The app's own export of customers and where it keeps its place.
     func export(_ customers: [Customer]) throws {}
     func saveCursor(_ cursor: String) {}
+    /// A partner server's own handling of one restaurant's events, its reload, and its note of a lost connection.
+    func handle(_ restaurant: String, _ events: [Event]) async throws {}
+    func reload(_ restaurant: String) async {}
+    func disconnected(_ restaurant: String, _ error: ProfirestAPIError) {}
 }
 
 /// A kitchen display's board: what the event feed's examples show events on.

@@ -130,12 +130,10 @@ final class StoredStateTests: XCTestCase {
         let storage = FileTokenStorage(path: dir.file("tokens.json"))
         let store = StateStore(storage: storage, key: key)
         let value = try await store.exclusive { access -> String in
-            var state = try access.read()
-            state.accessToken = try access.wait { () async throws -> String in
-                await Task.yield()
-                return "at_from_network"
-            }
-            try access.write(state)
+            var state = try await access.read()
+            await Task.yield()  // the body awaits (a token request) while the lock stays held
+            state.accessToken = "at_from_network"
+            try await access.write(state)
             return state.accessToken ?? ""
         }
         XCTAssertEqual(value, "at_from_network")

@@ -76,6 +76,31 @@ final class RealNetworkTests: XCTestCase {
         }
     }
 
+    /// 200 quiet event streams at once — more than libcurl's own cap of 100 streams a connection — share one HTTP/2
+    /// connection when the server allows that many (the h2 block with --h2-max-streams), as a partner's thousand feeds
+    /// do: a connection per stream beyond 100 is what libcurl's default gave.
+    func testTwoHundredStreamsShareOneHTTP2Connection() async throws {
+        let wide = try NetHarness(upstream: server.baseURL, h2MaxStreams: 1000, root: packageRoot)
+        defer { wide.stop() }
+        let transport = try CurlTransport(trustedCertificates: .pemFile(wide.caFile))
+        let streams = try await withThrowingTaskGroup(of: HTTPStreamingResponse.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    try await transport.stream(HTTPRequest(
+                        method: "GET", url: wide.url(.h2, "/v2/quiet-stream"), headers: ["Accept": "text/event-stream"],
+                        timeout: 60))
+                }
+            }
+            var opened: [HTTPStreamingResponse] = []
+            for try await stream in group { opened.append(stream) }
+            return opened
+        }
+        XCTAssertEqual(streams.count, 200)
+        XCTAssertTrue(streams.allSatisfy { $0.status == 200 })
+        XCTAssertEqual(Set(streams.compactMap { HTTPHeaders.value("X-Client-Connection", in: $0.headers) }).count, 1, "one TCP connection")
+        for stream in streams { await stream.body.close() }
+    }
+
     /// The event stream through nginx over HTTP/2, chunk by chunk.
     func testStreamingThroughTLSAndHTTP2() async throws {
         let streaming = try await transport().stream(HTTPRequest(method: "GET", url: net.url(.h2, "/v2/stream")))
