@@ -31,8 +31,8 @@ public final class Outbox: Sendable {
     let journal: OutboxJournal
     let capacity: Int
     let onFailure: (@Sendable (OutboxFailure) -> Void)?
-    /// One delivery at a time, in order (`OutboxDelivery`).
-    let gate = AsyncGate()
+    /// One delivery at a time, in the order they were asked for (`OutboxDelivery`).
+    let delivering = OwnedLock()
     let state = Locked(State())
 
     struct State {
@@ -189,7 +189,7 @@ public final class Outbox: Sendable {
     /// ```
     @discardableResult
     public func flush() async -> OutboxStatus {
-        await gate.run { await self.deliver() }
+        await delivering.withAsyncLock { await self.deliver() }
         return status
     }
 
@@ -255,7 +255,7 @@ public final class Outbox: Sendable {
         core.observe?(.outbox(.enqueued(id: entry.id)))
         _ = state.withLock { $0.awaited.insert(entry.id) }
         defer { _ = state.withLock { $0.awaited.remove(entry.id) } }
-        await gate.run {
+        await delivering.withAsyncLock {
             // The server's Retry-After holds new writes back too; a delay of the outbox's own does not.
             if !self.heldByServer() { await self.deliver() }
         }

@@ -23,7 +23,7 @@ extension Outbox {
         case refused(ProfirestAPIError)
     }
 
-    /// Sends waiting writes in order; called only inside `gate`, so one round runs at a time in this process.
+    /// Sends waiting writes in order; called only inside `Outbox.delivering`, so one round runs at a time in this process.
     func deliver() async {
         while !Task.isCancelled {
             // Afresh from the file: another process sharing it may have delivered or added writes.

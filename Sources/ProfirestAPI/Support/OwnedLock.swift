@@ -73,7 +73,7 @@ package final class OwnedLock: @unchecked Sendable {
 
     /// Runs `body` holding the lock, waiting for it without blocking a thread; `body` and the tasks it starts see the
     /// lock as theirs (`isHeldByCaller`). The caller checks `isHeldByCaller` first.
-    package func withAsyncLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    package func withAsyncLock<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
         let ticket = LockTicket()
         if !tryAcquire(ticket) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
