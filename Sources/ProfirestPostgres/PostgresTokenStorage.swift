@@ -328,15 +328,8 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
         var connection = try take(kind: .lockFailed, key: key, forLock: true)
         for attempt in 0..<2 {
             if connection.isKnownDead { connection = try replace(connection, kind: .lockFailed, key: key, forLock: true) }
-            switch connection.execute("SELECT pg_advisory_lock($1::bigint)", [String(id)]) {
-            case .success:
-                return LockHolder(key: key, lockID: id, connection: connection, owner: holders.owner)
-            case .failure(let failure) where failure.connectionLost && attempt == 0:
-                connection = try replace(connection, kind: .lockFailed, key: key, forLock: true)
-            case .failure(let failure):
-                if failure.connectionLost { pool.discard(connection, forLock: true) } else { pool.giveBack(connection, forLock: true) }
-                throw error(.lockFailed, key: key, failure, doing: "the lock cannot be taken")
-            }
+            let outcome = connection.execute("SELECT pg_advisory_lock($1::bigint)", [String(id)])
+            if let holder = try held(outcome, on: &connection, attempt: attempt, key: key, id: id) { return holder }
         }
         preconditionFailure("the loop above returns or throws")
     }
@@ -361,17 +354,28 @@ public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
                     waiting.execute("SELECT pg_advisory_lock($1::bigint)", [String(id)])
                 }
             }
-            switch outcome {
-            case .success:
-                return LockHolder(key: key, lockID: id, connection: connection, owner: holders.owner)
-            case .failure(let failure) where failure.connectionLost && attempt == 0:
-                connection = try replace(connection, kind: .lockFailed, key: key, forLock: true)
-            case .failure(let failure):
-                if failure.connectionLost { pool.discard(connection, forLock: true) } else { pool.giveBack(connection, forLock: true) }
-                throw error(.lockFailed, key: key, failure, doing: "the lock cannot be taken")
-            }
+            if let holder = try held(outcome, on: &connection, attempt: attempt, key: key, id: id) { return holder }
         }
         preconditionFailure("the loop above returns or throws")
+    }
+
+    /// What one try at `key`'s advisory lock came to, for `lock` and `lockAsync`: the holder once the lock is held;
+    /// nil when the session was lost on the first try and `connection` is a new one to try again on (a lost session
+    /// holds no lock); otherwise the connection goes back (or away) and the failure is thrown.
+    private func held(
+        _ outcome: Result<[String?], QueryFailure>, on connection: inout PostgresConnection, attempt: Int, key: String,
+        id: Int64
+    ) throws -> LockHolder? {
+        switch outcome {
+        case .success:
+            return LockHolder(key: key, lockID: id, connection: connection, owner: holders.owner)
+        case .failure(let failure) where failure.connectionLost && attempt == 0:
+            connection = try replace(connection, kind: .lockFailed, key: key, forLock: true)
+            return nil
+        case .failure(let failure):
+            if failure.connectionLost { pool.discard(connection, forLock: true) } else { pool.giveBack(connection, forLock: true) }
+            throw error(.lockFailed, key: key, failure, doing: "the lock cannot be taken")
+        }
     }
 
     /// Releases the lock and gives its connection back; a connection that cannot say it released the lock is
