@@ -11,12 +11,16 @@ final class LockBridge: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
     private var closed = false
-    /// Resumed once `withLock` entered its body (nil error) or failed before it.
-    private var entered: CheckedContinuation<Void, Error>?
-    private var enteredOutcome: Result<Void, Error>?
-    /// Resumed once `withLock` returned, with what it threw after the body (a lock lost meanwhile).
-    private var released: CheckedContinuation<Void, Error>?
-    private var releasedOutcome: Result<Void, Error>?
+    /// Settled once `withLock` entered its body, or failed before it.
+    private var entered = Milestone()
+    /// Settled once `withLock` returned, with what it threw after the body (a lock lost meanwhile).
+    private var released = Milestone()
+
+    /// A moment on the pool thread's side that the task waits for: its outcome once reached, or the waiting task.
+    private struct Milestone {
+        var outcome: Result<Void, Error>?
+        var waiter: CheckedContinuation<Void, Error>?
+    }
 
     private init() {}
 
@@ -29,12 +33,12 @@ final class LockBridge: @unchecked Sendable {
             let outcome = Result { try storage.withLock(key) { bridge.serve() } }
             bridge.finish(outcome)
         }
-        try await bridge.waitEntered()
+        try await bridge.wait(for: \.entered)
         let result: Result<T, Error>
         do { result = .success(try await body(bridge)) } catch { result = .failure(error) }
         bridge.close()
         // What withLock throws after the body (e.g. the lock was lost meanwhile) replaces the body's outcome.
-        try await bridge.waitReleased()
+        try await bridge.wait(for: \.released)
         return try result.get()
     }
 
@@ -58,12 +62,7 @@ final class LockBridge: @unchecked Sendable {
 
     /// Inside `withLock`: says the lock is held, then runs the body's reads and writes until the body ends.
     private func serve() {
-        condition.lock()
-        enteredOutcome = .success(())
-        let waiting = entered
-        entered = nil
-        condition.unlock()
-        waiting?.resume()
+        reach(\.entered, .success(()))
         condition.lock()
         while true {
             if !jobs.isEmpty {
@@ -82,31 +81,35 @@ final class LockBridge: @unchecked Sendable {
 
     /// After `withLock` returned or threw (before its body, when the lock could not be taken).
     private func finish(_ outcome: Result<Void, Error>) {
+        reach(\.entered, outcome)  // no effect when the body was entered
+        reach(\.released, outcome)
+    }
+
+    /// Settles `milestone` (only the first time) and resumes the task waiting for it.
+    private func reach(_ milestone: ReferenceWritableKeyPath<LockBridge, Milestone>, _ outcome: Result<Void, Error>) {
         condition.lock()
-        var resumeEntered: CheckedContinuation<Void, Error>?
-        if enteredOutcome == nil {
-            enteredOutcome = outcome
-            resumeEntered = entered
-            entered = nil
+        guard self[keyPath: milestone].outcome == nil else {
+            condition.unlock()
+            return
         }
-        releasedOutcome = outcome
-        let resumeReleased = released
-        released = nil
+        self[keyPath: milestone].outcome = outcome
+        let waiter = self[keyPath: milestone].waiter
+        self[keyPath: milestone].waiter = nil
         condition.unlock()
-        resumeEntered?.resume(with: outcome)
-        resumeReleased?.resume(with: outcome)
+        waiter?.resume(with: outcome)
     }
 
     // MARK: The task's side
 
-    private func waitEntered() async throws {
+    /// Waits until `milestone` is reached, and throws what it failed with.
+    private func wait(for milestone: ReferenceWritableKeyPath<LockBridge, Milestone>) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             condition.lock()
-            if let outcome = enteredOutcome {
+            if let outcome = self[keyPath: milestone].outcome {
                 condition.unlock()
                 continuation.resume(with: outcome)
             } else {
-                entered = continuation
+                self[keyPath: milestone].waiter = continuation
                 condition.unlock()
             }
         }
@@ -117,18 +120,5 @@ final class LockBridge: @unchecked Sendable {
         closed = true
         condition.signal()
         condition.unlock()
-    }
-
-    private func waitReleased() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            condition.lock()
-            if let outcome = releasedOutcome {
-                condition.unlock()
-                continuation.resume(with: outcome)
-            } else {
-                released = continuation
-                condition.unlock()
-            }
-        }
     }
 }
