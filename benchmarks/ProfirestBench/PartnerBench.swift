@@ -50,7 +50,7 @@ struct PartnerSettings {
     var net = true
 
     init(_ arguments: [String]) {
-        func value(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
+        let value = arguments.value(after:)
         connections = value("--partner-connections").flatMap(Int.init).map { max(8, $0) } ?? connections
         idleSeconds = value("--partner-idle-seconds").flatMap(Double.init) ?? idleSeconds
         activeSeconds = value("--partner-active-seconds").flatMap(Double.init) ?? activeSeconds
@@ -208,7 +208,7 @@ struct PartnerChildSettings {
     let partner: PartnerSettings
 
     init(base: String, _ arguments: [String]) {
-        func value(_ name: String) -> String? { arguments.firstIndex(of: name).map { arguments[$0 + 1] } }
+        let value = arguments.value(after:)
         self.base = base
         admin = value("--admin") ?? base
         mode = value("--mode") ?? "full"

@@ -168,7 +168,7 @@ func elapsedMilliseconds(_ body: () async throws -> Void) async rethrows -> Doub
 
 func realNetworkResults(_ arguments: [String]) async throws -> [String: Any] {
     func flag(_ name: String, _ fallback: Int) -> Int {
-        arguments.firstIndex(of: name).flatMap { Int(arguments[$0 + 1]) }.map { max(1, $0) } ?? fallback
+        arguments.value(after: name).flatMap(Int.init).map { max(1, $0) } ?? fallback
     }
     let rounds = flag("--net-rounds", 7)
     let sequentialPosts = flag("--net-sequential", 20)

@@ -265,7 +265,7 @@ func writerProcess(
 /// The child of a kill trial: hands `--writes` customers to the outbox (printing each accepted key), then delivers
 /// everything the outbox file holds.
 func runSoakWriter(_ arguments: [String]) async throws {
-    func value(_ name: String) -> String { arguments.firstIndex(of: name).map { arguments[$0 + 1] } ?? "" }
+    func value(_ name: String) -> String { arguments.value(after: name) ?? "" }
     let api = ProfirestApi(options: .init(
         baseURL: value("--api"), clientID: soakClient, language: "en", storage: FileTokenStorage(path: value("--tokens")),
         retryDelay: 0.05, timeout: 5))

@@ -59,9 +59,7 @@ struct ReplicaSoakSettings {
     var withoutLock = false
 
     init(_ arguments: [String]) {
-        func value(_ name: String) -> String? {
-            arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-        }
+        let value = arguments.value(after:)
         processes = value("--replica-processes").flatMap(Int.init) ?? processes
         connections = value("--replica-connections").flatMap(Int.init) ?? connections
         kills = value("--replica-kills").flatMap(Int.init) ?? kills
