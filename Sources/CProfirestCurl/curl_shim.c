@@ -35,8 +35,6 @@ typedef struct {
     int (*multi_remove_handle)(void *, void *);
     int (*multi_perform)(void *, int *);
     int (*multi_poll)(void *, void *, unsigned int, int, int *);
-    int (*multi_wakeup)(void *);
-    int (*multi_timeout)(void *, long *);
     pfc_curl_msg *(*multi_info_read)(void *, int *);
     int (*multi_socket_action)(void *, int, int, int *);
     void *(*slist_append)(void *, const char *);
@@ -78,8 +76,6 @@ static int lookup(pfc_api *table, const char *const *names, int count, char *err
         {"curl_multi_remove_handle", (void **)&table->multi_remove_handle},
         {"curl_multi_perform", (void **)&table->multi_perform},
         {"curl_multi_poll", (void **)&table->multi_poll},
-        {"curl_multi_wakeup", (void **)&table->multi_wakeup},
-        {"curl_multi_timeout", (void **)&table->multi_timeout},
         {"curl_multi_info_read", (void **)&table->multi_info_read},
         {"curl_multi_socket_action", (void **)&table->multi_socket_action},
         {"curl_slist_append", (void **)&table->slist_append},
@@ -88,7 +84,7 @@ static int lookup(pfc_api *table, const char *const *names, int count, char *err
     for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
         *symbols[i].slot = dlsym(library, symbols[i].name);
         if (*symbols[i].slot == NULL) {
-            snprintf(error, error_size, "%s has no %s (libcurl 7.68 or later is needed)", opened, symbols[i].name);
+            snprintf(error, error_size, "%s has no %s (libcurl 7.66 or later is needed)", opened, symbols[i].name);
             dlclose(library);
             return 1;
         }
@@ -149,8 +145,6 @@ int pfc_multi_add_handle(void *multi, void *easy) { return api.multi_add_handle(
 int pfc_multi_remove_handle(void *multi, void *easy) { return api.multi_remove_handle(multi, easy); }
 int pfc_multi_perform(void *multi, int *running) { return api.multi_perform(multi, running); }
 int pfc_multi_poll(void *multi, int timeout_ms, int *ready) { return api.multi_poll(multi, NULL, 0, timeout_ms, ready); }
-int pfc_multi_wakeup(void *multi) { return api.multi_wakeup(multi); }
-int pfc_multi_timeout(void *multi, long *timeout_ms) { return api.multi_timeout(multi, timeout_ms); }
 int pfc_multi_setopt_socket_callback(void *multi, pfc_socket_callback callback, void *context) {
     int failed = api.multi_setopt(multi, PFC_MOPT_SOCKETFUNCTION, callback);
     return failed ? failed : api.multi_setopt(multi, PFC_MOPT_SOCKETDATA, context);

@@ -54,8 +54,6 @@ int pfc_multi_add_handle(void *multi, void *easy);
 int pfc_multi_remove_handle(void *multi, void *easy);
 int pfc_multi_perform(void *multi, int *running);
 int pfc_multi_poll(void *multi, int timeout_ms, int *ready);
-int pfc_multi_wakeup(void *multi);
-int pfc_multi_timeout(void *multi, long *timeout_ms);
 /// CURLMOPT_SOCKETFUNCTION and CURLMOPT_SOCKETDATA in one call; CURLMOPT_TIMERFUNCTION and CURLMOPT_TIMERDATA in the
 /// other: the event-driven interface, where the caller watches the sockets and keeps the timer.
 int pfc_multi_setopt_socket_callback(void *multi, pfc_socket_callback callback, void *context);

@@ -38,7 +38,7 @@ public final class CurlTransport: StreamingHTTPTransport, BoundsEachAttempt {
     ///   - trustedCertificates: certificate authorities to trust besides the system's, or nil.
     ///   - proxy: a forward proxy for every request (`http://proxy.example:3128`; HTTPS goes through it with CONNECT),
     ///     or nil for libcurl's environment variables (`https_proxy`, `http_proxy`, `no_proxy`).
-    /// - Throws: ``ProfirestUsageError`` when libcurl cannot be loaded (or is older than 7.68), the certificates
+    /// - Throws: ``ProfirestUsageError`` when libcurl cannot be loaded (or is older than 7.66), the certificates
     ///   cannot be read, or `proxy` is not an http(s) URL.
     public convenience init(trustedCertificates: TrustedCertificates? = nil, proxy: URL? = nil) throws {
         try self.init(trustedCertificates: trustedCertificates, streamBufferLimit: 1 << 20, proxy: proxy)
