@@ -43,8 +43,10 @@ package final class BlockingPool: @unchecked Sendable {
         condition.signal()
         condition.unlock()
         if start {
-            let thread = Thread { [self] in work() }
-            thread.name = "ProfirestAPI.BlockingPool"
+            let thread = Thread { [self] in
+                Thread.current.name = "ProfirestBlock"  // from inside and short, as the engine's (see CurlEngine.init)
+                work()
+            }
             thread.start()
         }
     }
