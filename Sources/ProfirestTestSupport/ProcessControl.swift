@@ -35,6 +35,33 @@ public enum ProcessControl {
         OSProcesses.monotonicNanoseconds()
     }
 
+    /// This process's threads now (/proc/self/task, Linux), nil where there is no such list.
+    /// Usage: `let before = ProcessControl.threadCount() ?? 0`
+    public static func threadCount() -> Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task"))?.count
+    }
+
+    /// The CPU time, user and system, in seconds, that this process's threads whose name starts with `prefix` have
+    /// used (/proc/self/task/*/comm, Linux: a thread's system name, at most 15 bytes); nil when no such thread is found.
+    /// What one kind of thread costs, apart from whatever else the process (or a loaded machine) does meanwhile.
+    /// Usage: `let engine = ProcessControl.cpuSecondsOfThreads(named: "ProfirestCurl")`
+    public static func cpuSecondsOfThreads(named prefix: String) -> Double? {
+        guard let ticks = clockTicksPerSecond,
+              let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
+        var seconds: Double?
+        for task in tasks {
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            guard name.hasPrefix(prefix),
+                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // After the name: state is the 3rd field of the line, utime the 14th and stime the 15th.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            seconds = (seconds ?? 0) + (user + system) / ticks
+        }
+        return seconds
+    }
+
     /// Clock ticks per second of the CPU times in /proc (Linux), nil where there are none.
     /// Usage: `let ticks = ProcessControl.clockTicksPerSecond ?? .nan`
     public static var clockTicksPerSecond: Double? {

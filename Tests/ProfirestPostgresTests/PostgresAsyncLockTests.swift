@@ -124,7 +124,5 @@ final class PostgresAsyncLockTests: PostgresTestCase {
         XCTAssertEqual(try admin.sql("SELECT count(*)::text FROM pg_locks WHERE \(lock("k"))"), ["0"])
     }
 
-    private static func threads() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
-    }
+    private static func threads() -> Int { ProcessControl.threadCount() ?? 0 }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProfirestTestSupport
 import XCTest
 @testable import ProfirestAPI
 
@@ -180,9 +181,7 @@ final class AsyncLockTests: XCTestCase {
 
 #if os(Linux)
 /// The threads of this process now.
-func threadCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
-}
+func threadCount() -> Int { ProcessControl.threadCount() ?? 0 }
 #endif
 
 /// A `LockingTokenStorage` (not async) whose lock belongs to a thread, and which records any `get`/`set`/`remove`

@@ -13,7 +13,8 @@ struct CancellationRace {
     /// Rounds per worker, at least; with `seconds`, workers go on until that much time has passed too.
     var rounds: Int
     var seconds: TimeInterval = 0
-    /// The longest spin before the cancellation, in nanoseconds (one round in eight cancels at once).
+    /// The longest spin before the cancellation, in nanoseconds (one round in eight cancels at once, one only after
+    /// its answer).
     var maxSpin: UInt64
     var stallLimit = 20
 
@@ -38,7 +39,11 @@ struct CancellationRace {
                         while round < rounds || DispatchTime.now().uptimeNanoseconds < end {
                             round += 1
                             let call = Task { try await transport.send(request) }
-                            let spin = (worker + round) % 8 == 0 ? 0 : UInt64.random(in: 0...maxSpin, using: &random)
+                            // One round in eight cancels at once and one only after its answer, so that both sides of
+                            // the race happen however fast or loaded the machine is; the rest at a random moment.
+                            let phase = (worker + round) % 8
+                            if phase == 4 { _ = try? await call.value }
+                            let spin = phase == 0 || phase == 4 ? 0 : UInt64.random(in: 0...maxSpin, using: &random)
                             let until = DispatchTime.now().uptimeNanoseconds + spin
                             while DispatchTime.now().uptimeNanoseconds < until { await Task.yield() }
                             call.cancel()
