@@ -249,7 +249,9 @@ class Handler(asyncio.Protocol):
 
 async def main():
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(Handler, "127.0.0.1", 0, backlog=512)
+    # --host ::1 listens on the IPv6 loopback instead (the host-parsing tests reach it by its spellings).
+    host = sys.argv[sys.argv.index("--host") + 1] if "--host" in sys.argv else "127.0.0.1"
+    server = await loop.create_server(Handler, host, 0, backlog=512)
     port = server.sockets[0].getsockname()[1]
     print(json.dumps({"port": port}), flush=True)
     # Stop when the parent closes our stdin (the test or bench ended), so no server outlives its user.

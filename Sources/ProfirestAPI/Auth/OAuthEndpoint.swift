@@ -32,7 +32,17 @@ struct OAuthEndpoint: Sendable {
         let secrets = Self.secrets(form, nil)
         let policy = SendPolicy.oauthOnce(secrets: secrets, reads: Self.reader(path: "/oauth/device_authorization", hasForm: true))
         let response = try await send("POST", "/oauth/device_authorization", form: form, basicAuth: nil, policy: policy)
-        return try ResponseDecoding.decode(DeviceAuthorization.self, from: response, errors: core.errors(scrubbing: secrets))
+        let answer = try ResponseDecoding.decode(
+            DeviceAuthorization.self, from: response, errors: core.errors(scrubbing: secrets))
+        // The manager signs in at this address: a page reached over plain http off this machine would expose the
+        // manager's password and the code.
+        guard let shown = URL(string: answer.verificationUri).flatMap(Origin.init), shown.mayCarrySecrets else {
+            throw core.errors().make(
+                ErrorCode.invalidResponse, status: response.status,
+                detail: "verification_uri \"\(Origin.redactingUserInfo(answer.verificationUri))\" is not an https address "
+                    + "(plain http only to this machine); the pairing was not started")
+        }
+        return answer
     }
 
     /// `POST /oauth/revoke` (RFC 7009), sent again `retries` times after a retryable failure.
@@ -57,12 +67,12 @@ struct OAuthEndpoint: Sendable {
         async throws -> APIResponse
     {
         let base = try core.base.get()
-        guard base.origin.mayCarryTokens else {
+        guard base.origin.mayCarrySecrets else {
             throw ProfirestUsageError(
                 "OAuth requests carry secrets and are never sent over plain http to \(base.origin.host); use https "
                     + "(or a loopback address such as http://127.0.0.1:8080 for the sandbox)")
         }
-        guard let url = URL(string: base.root + path), let origin = APIBase.Origin(url) else {
+        guard let url = URL(string: base.root + path), let origin = Origin(url) else {
             throw ProfirestUsageError("baseURL \"\(base.root)\" does not make a valid OAuth URL")
         }
         var headers = ["Accept": "application/json", "User-Agent": LibraryVersion.userAgent]

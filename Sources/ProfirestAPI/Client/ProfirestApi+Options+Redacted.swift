@@ -28,7 +28,7 @@ extension ProfirestApi.Options: CustomStringConvertible, CustomDebugStringConver
 
     private var safeFields: [Mirror.Child] {
         [
-            ("baseURL", baseURL), ("clientID", clientID as Any), ("clientSecret", RedactedSecret(clientSecret)),
+            ("baseURL", Origin.redactingUserInfo(baseURL)), ("clientID", clientID as Any), ("clientSecret", RedactedSecret(clientSecret)),
             ("accessToken", RedactedSecret(accessToken)), ("language", language as Any),
             ("storage", TypeName(storage)), ("storageKey", effectiveStorageKey), ("retries", retries),
             ("retryDelay", retryDelay), ("maxRetryWait", maxRetryWait), ("timeout", timeout),

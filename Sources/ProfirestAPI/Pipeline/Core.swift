@@ -200,7 +200,7 @@ final class Core: Sendable {
         if !target.isAPIOrigin {
             if case .bearer = options.auth {
                 throw ProfirestUsageError(
-                    "auth: .bearer is never sent to \(target.origin.host), which is not the API (\(target.url.absoluteString)); tokens go only to baseURL")
+                    "auth: .bearer is never sent to \(target.origin.host), which is not the API (\(Origin.redactingUserInfo(target.url.absoluteString))); tokens go only to baseURL")
             }
             switch options.staff {
             case .required, .token:
@@ -244,7 +244,7 @@ final class Core: Sendable {
             }
         }
         renewal.freshToken = nil
-        if (tokens.accessToken != nil || staff.token != nil) && !request.target.origin.mayCarryTokens {
+        if (tokens.accessToken != nil || staff.token != nil) && !request.target.origin.mayCarrySecrets {
             throw ProfirestUsageError(
                 "tokens are never sent over plain http to \(request.target.origin.host); use https (or a loopback address such as http://127.0.0.1:8080 for the sandbox)")
         }

@@ -58,7 +58,7 @@ struct ErrorFactory: Sendable {
 
     /// A 3xx other than 304: never followed, never retried; the Location goes into the detail.
     func redirect(_ response: APIResponse) -> ProfirestAPIError {
-        let location = response.header("Location").map { "Location: \($0)" } ?? "no Location header"
+        let location = response.header("Location").map { "Location: \(Origin.redactingUserInfo($0))" } ?? "no Location header"
         return make(
             ErrorCode.unexpectedRedirect, status: response.status,
             detail: "HTTP \(response.status), \(location); the library does not follow redirects so tokens stay with the API",

@@ -104,51 +104,11 @@ extension RequestBody {
     }
 }
 
-/// The API's base address, parsed once: where paths go and which origin may receive tokens.
-struct APIBase: Sendable {
-    /// `baseURL` without a trailing slash, e.g. `https://api.mujprofirest.cz`.
-    let root: String
-    let origin: Origin
-
-    struct Origin: Sendable, Hashable {
-        let scheme: String
-        let host: String
-        let port: Int
-
-        init?(_ url: URL) {
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                let host = url.host?.lowercased(), !host.isEmpty
-            else { return nil }
-            self.scheme = scheme
-            self.host = host
-            self.port = url.port ?? (scheme == "https" ? 443 : 80)
-        }
-
-        /// Plain http is fine for a sandbox on this machine and nowhere else.
-        var isLoopback: Bool {
-            host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
-        }
-
-        var mayCarryTokens: Bool { scheme == "https" || isLoopback }
-    }
-
-    init(baseURL: String) throws {
-        var root = baseURL.trimmingCharacters(in: .whitespaces)
-        while root.hasSuffix("/") { root.removeLast() }
-        guard let url = URL(string: root), let origin = Origin(url), url.query == nil else {
-            throw ProfirestUsageError(
-                "baseURL \"\(baseURL)\" is not an http(s) address; use e.g. https://api.mujprofirest.cz or http://127.0.0.1:8080")
-        }
-        self.root = root
-        self.origin = origin
-    }
-}
-
 /// Where one call goes: the absolute URL, and whether it is the API's own origin (the only one that gets tokens).
 struct RequestTarget: Sendable {
     let url: URL
     let isAPIOrigin: Bool
-    let origin: APIBase.Origin
+    let origin: Origin
 
     /// Resolves a path as the reference writes it: relative to `/v2`; `/oauth/…` and `/.well-known/…` from the
     /// root. An absolute URL of the API's origin is used as it is; one of another origin is sent without
@@ -157,8 +117,17 @@ struct RequestTarget: Sendable {
         let encodedQuery = QueryEncoding.encode(query)
         let lower = path.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-            guard let url = URL(string: append(encodedQuery, to: path)), let origin = APIBase.Origin(url) else {
-                throw ProfirestUsageError("\"\(path)\" is not a valid URL; pass a path such as /restaurants/11")
+            guard let url = URL(string: append(encodedQuery, to: path)) else {
+                throw ProfirestUsageError(
+                    "\"\(Origin.redactingUserInfo(path))\" is not a valid URL; pass a path such as /restaurants/11")
+            }
+            if url.user(percentEncoded: true) != nil || url.password(percentEncoded: true) != nil {
+                throw ProfirestUsageError(
+                    "\"\(Origin.redactingUserInfo(path))\" carries a user name or password; credentials never go in a URL")
+            }
+            guard let origin = Origin(url) else {
+                throw ProfirestUsageError(
+                    "\"\(Origin.redactingUserInfo(path))\" is not a valid URL; pass a path such as /restaurants/11")
             }
             return RequestTarget(url: url, isAPIOrigin: origin == base.origin, origin: origin)
         }

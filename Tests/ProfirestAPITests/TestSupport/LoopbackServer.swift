@@ -8,11 +8,13 @@ final class LoopbackServer {
     let server: ChildServer
     let port: Int
 
-    init() throws {
+    /// - Parameter host: the address to listen on: 127.0.0.1, or ::1 for the IPv6 loopback.
+    init(host: String = "127.0.0.1") throws {
         let root = packageRoot
         do {
             server = try ChildServer(
-                executable: "/usr/bin/env", arguments: ["python3", root.appendingPathComponent("tools/loopback_server.py").path])
+                executable: "/usr/bin/env",
+                arguments: ["python3", root.appendingPathComponent("tools/loopback_server.py").path, "--host", host])
         } catch {
             throw Self.unavailable("python3 is needed for the loopback transport tests: \(error)")
         }
