@@ -114,7 +114,14 @@ final class Identity: RequestAuthorizer {
     // MARK: The connection and the staff session
 
     /// True with a fixed access token or stored tokens.
-    func isPaired(_ store: StateStore) -> Bool { fixedAccessToken != nil || store.snapshot.hasTokens }
+    func isPaired(_ store: StateStore) -> Bool {
+        if fixedAccessToken != nil { return true }
+        switch store.known {
+        case .success(let state): return state.hasTokens
+        // Unknown is not unpaired: an app that pairs when this is false must not start over tokens it cannot see.
+        case .failure: return true
+        }
+    }
 
     /// After `GET /v2/connection`: remembers the device's restaurant, device id and scopes (so `restaurantID` is
     /// known after a pairing whose token answer did not carry it). Ignored once the tokens are gone, so a late

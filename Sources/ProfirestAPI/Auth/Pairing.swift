@@ -120,6 +120,10 @@ public final class Pairing: Sendable {
             // Only this wait was cancelled (a screen closed): a later connected() may start polling again.
             progress.withLock { if $0.loop == loop { $0.loop = nil } }
             throw CancellationError()
+        } catch let error as StorageError {
+            // The tokens are held in memory: a later connected() writes them again instead of polling.
+            progress.withLock { if $0.loop == loop { $0.loop = nil } }
+            throw error
         }
     }
 
@@ -153,6 +157,9 @@ public final class Pairing: Sendable {
             do {
                 if try await step() { return }
             } catch let error as ProfirestOAuthError {
+                throw error
+            } catch let error as StorageError {
+                // The code is spent: polling again would only hear invalid_grant. The caller learns the real cause.
                 throw error
             } catch is CancellationError {
                 throw CancellationError()
@@ -194,7 +201,10 @@ public final class Pairing: Sendable {
         }
         let state: PairingState
         switch slot {
-        case .connected: return true
+        case .connected:
+            // Connected with tokens this process holds; they reach the storage now, or the StorageError says why not.
+            try await core.store.saveUnsaved()
+            return true
         case .tooEarly: return false
         case .claimed(let claimed): state = claimed
         }
@@ -214,7 +224,16 @@ public final class Pairing: Sendable {
         // A cancel() while the answer was on its way: the pairing was abandoned, so its tokens are not stored.
         try checkCancelled()
         let clock = core.clock
-        let replaced = try await core.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
+        let replaced: String?
+        do {
+            replaced = try await core.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
+        } catch let error as StorageError {
+            // The device is paired — the server issued its tokens, which this process now uses — but they are not
+            // stored yet: say so rather than pretend, and let connected() or poll() write them again.
+            progress.withLock { $0.isConnected = true }
+            core.observe?(.paired)
+            throw error
+        }
         progress.withLock { $0.isConnected = true }
         core.observe?(.paired)
         // Pairing again replaced a grant: end it on the server (and any left from before), best effort.

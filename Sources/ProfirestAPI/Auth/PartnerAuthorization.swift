@@ -29,7 +29,14 @@ struct PartnerAuthorization: Sendable {
         ]
         if let prompt, !prompt.isEmpty { query.append(("prompt", prompt)) }
         let encoded = query.map { PercentEncoding.rfc3986($0.0) + "=" + PercentEncoding.rfc3986($0.1) }
-        let base = try core.base.get().root
+        let apiBase = try core.base.get()
+        // The owner signs in on that page, and the code comes back to the app from it.
+        guard apiBase.origin.mayCarrySecrets else {
+            throw ProfirestUsageError(
+                "the consent page would be opened over plain http at \(apiBase.origin.host); use https "
+                    + "(or a loopback address such as http://127.0.0.1:8080 for the sandbox)")
+        }
+        let base = apiBase.root
         guard let url = URL(string: base + "/oauth/authorize?" + encoded.joined(separator: "&")) else {
             throw ProfirestUsageError("baseURL \"\(base)\" does not make a valid authorization URL; pass an https address.")
         }
@@ -59,6 +66,12 @@ struct PartnerAuthorization: Sendable {
     /// The callback's parameters (`code`, `state`, `iss`, or `error`), e.g. from a server route.
     func completeAuthorization(parameters: [String: String]) async throws {
         let client = try OAuthClient.of(core, for: "completeAuthorization")
+        if let state = parameters["state"], core.store.unsavedConnection(from: state) {
+            // This consent was completed and its tokens are held in memory: store them now (or say why not).
+            try await core.store.saveUnsaved()
+            core.observe?(.paired)
+            return
+        }
         guard let pending = try core.store.read().pendingConsent else {
             throw ProfirestOAuthError(
                 error: "invalid_state",
@@ -111,7 +124,11 @@ struct PartnerAuthorization: Sendable {
         }
         // A network failure above leaves the consent in place, so the same callback can be completed again.
         let clock = core.clock
-        let replaced = try await core.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
+        // When the storage refuses, the connection is still this process's (held in memory) and the StorageError
+        // says so; completing the same callback again writes it instead of spending the code twice.
+        let replaced = try await core.store.replaceConnection(from: pending.state) {
+            $0.replaceConnection(with: response, now: clock())
+        }
         core.observe?(.paired)
         // Connecting again replaced a grant (say, with fewer restaurants): end the old one on the server, best effort.
         _ = await GrantRevocation(core: core, client: client).revokePending(current: replaced)

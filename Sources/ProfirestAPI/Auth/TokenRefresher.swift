@@ -172,6 +172,8 @@ struct LockedRefresh: Sendable {
     let generation: UInt64
     /// Set when the storm guard is closed: adopting is still fine, a new request is not.
     let limit: AuthFailure?
+    /// Set for the one more try with a pair another process stored while this one's was refused.
+    var retriedAfterNewerPair = false
 
     /// Runs while the lock is held, the token request included (awaited, so no thread waits for it).
     func run(_ access: LockedState) async throws -> Outcome {
@@ -197,7 +199,18 @@ struct LockedRefresh: Sendable {
         } catch let error as ProfirestOAuthError where error.error == "invalid_grant" {
             // Re-checked after the wait: an unpair() or a new pairing meanwhile owns the state now.
             guard store.generation == generation else { return .discarded }
-            try await forget(state, access)
+            // Before forgetting anything, look again: another process (or a storage without a lock) may have
+            // stored a newer pair since this refresh token was read.
+            let now = try await access.read()
+            if now.hasTokens, now.refreshToken != refreshToken {
+                if let fresh = now.freshAccessToken(now: core.clock(), margin: margin) { return .adopted(fresh) }
+                if !retriedAfterNewerPair {
+                    var again = self
+                    again.retriedAfterNewerPair = true
+                    return try await again.run(access)
+                }
+            }
+            try await forget(now, access)
             return .lost
         }
         // invalid_client, unauthorized_client and network failures were thrown above with the tokens kept:
@@ -205,13 +218,23 @@ struct LockedRefresh: Sendable {
         guard store.generation == generation else { return .discarded }
         var next = state
         next.apply(response, now: core.clock())
-        try await access.write(next)
+        do {
+            try await access.write(next)
+        } catch is StorageError {
+            // The server has replaced the refresh token: the new pair is kept in memory and used (the store writes
+            // it again until it can, and tells the observer), and the request that needed it goes on.
+        }
         return .refreshed(response.accessToken)
     }
 
+    /// The connection is over on the server: forgotten here too, in memory at least when the storage refuses.
     private func forget(_ state: StoredState, _ access: LockedState) async throws {
         var next = state
         next.forgetConnection()
-        try await access.write(next)
+        do {
+            try await access.write(next)
+        } catch is StorageError {
+            // Kept in memory and written again by the store; the grant is gone either way.
+        }
     }
 }

@@ -9,10 +9,24 @@ extension ProfirestApi {
 
     /// True when requests can be authorized: stored tokens, or a fixed `accessToken`. Synchronous.
     ///
+    /// False only when the storage was read and holds no tokens. While it cannot be read (a keychain locked at a
+    /// background launch) this stays true, requests fail with the ``StorageError``, ``storageError`` tells why, and
+    /// `pair()` refuses to start over a pairing it cannot see.
+    ///
     /// ```swift
     /// if !api.isPaired { try await pairDevice() }
     /// ```
     public var isPaired: Bool { identity.isPaired(core.store) }
+
+    /// Why the connection's storage is not in step right now, nil when it is: it could not be read (every request
+    /// then fails with this error, and the storage is read again on the next one), or the newest state — tokens the
+    /// server issued, an event cursor — could not be written. Such state is kept in memory, used by every request,
+    /// and written again at each change and every 30 s at most until the storage takes it.
+    ///
+    /// ```swift
+    /// if let problem = api.storageError { status = "Storage: \(problem.reason)" }
+    /// ```
+    public var storageError: StorageError? { core.store.problem }
 
     /// The paired device's restaurant; nil for a partner connection, or until `connection()` told it.
     ///
@@ -59,6 +73,8 @@ extension ProfirestApi {
         scope: String, deviceName: String? = nil, devicePlatform: String? = nil, appVersion: String? = nil
     ) async throws -> Pairing {
         _ = try core.base.get()
+        // A storage that cannot be read may hold a pairing: never start over one unseen.
+        if case .failure(let error) = core.store.known { throw error }
         return try await Pairing.start(
             scope: scope, deviceName: deviceName, devicePlatform: devicePlatform, appVersion: appVersion, core: core)
     }

@@ -52,7 +52,7 @@ public final class ProfirestApi: Sendable {
             // Reported by the first call: the initializer does not throw, as the reference's examples show.
             base = .failure(error)
         } catch {
-            base = .failure(ProfirestUsageError("baseURL \"\(options.baseURL)\" is not usable"))
+            base = .failure(ProfirestUsageError("baseURL \"\(Origin.redactingUserInfo(options.baseURL))\" is not usable"))
         }
         let clock = options.clock ?? { Date() }
         let sleep = options.sleep ?? RealTime.sleep
@@ -63,11 +63,27 @@ public final class ProfirestApi: Sendable {
             base: base,
             transport: options.transport
                 ?? DefaultTransport.make(trusting: options.trustedCertificates, observe: options.observer),
-            store: StateStore(storage: options.storage, key: options.effectiveStorageKey),
+            store: StateStore(
+                storage: options.storage, key: options.effectiveStorageKey,
+                onUnsavedChange: Self.storageReporter(options.observer), sleep: RealTime.sleep),
             authorizer: authorizer ?? identity, clientID: options.clientID, clientSecret: options.clientSecret,
             language: options.language, timeout: options.timeout, retries: options.retries,
             schedule: RetrySchedule(retryDelay: options.retryDelay, maxRetryWait: options.maxRetryWait, random: random),
             clock: clock, sleep: sleep, attemptTimer: attemptTimer, observe: options.observer)
+    }
+
+    /// Tells the observer when state could not be written, and when it finally was.
+    private static func storageReporter(_ observe: (@Sendable (ProfirestEvent) -> Void)?)
+        -> (@Sendable (StorageError?) -> Void)?
+    {
+        guard let observe else { return nil }
+        return { failure in
+            if let failure {
+                observe(.stateNotSaved(reason: failure.description))
+            } else {
+                observe(.stateSaved)
+            }
+        }
     }
 
     /// A new UUIDv7 (RFC 9562) for record ids, strictly increasing within the process.

@@ -19,9 +19,16 @@ struct EventFeed: Sendable {
         store.cursor(restaurantID: options.restaurantID, types: options.types)
     }
 
+    /// Stores the cursor after its batch was handled. When the storage refuses, the cursor is still the one this
+    /// process goes on from (kept in memory and written again by the store); `onError` hears of it, and the batch
+    /// is not handed out again.
     func store(_ cursor: String?) async throws {
         let (store, restaurantID, types) = (self.store, options.restaurantID, options.types)
-        try await Self.inOwnTask { try await store.saveCursor(cursor, restaurantID: restaurantID, types: types) }
+        do {
+            try await Self.inOwnTask { try await store.saveCursor(cursor, restaurantID: restaurantID, types: types) }
+        } catch let error as StorageError {
+            await report(error)
+        }
     }
 
     /// Runs `work` in a child task of its own. A task keeps the most memory its async frames ever took for as long as

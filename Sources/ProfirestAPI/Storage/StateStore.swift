@@ -18,18 +18,47 @@ final class StateStore: Sendable {
     let storage: any TokenStorage
     let key: String
     private let cache = Locked(Cache())
+    /// Told when state first cannot be written (with the error) and when it finally was (nil).
+    private let onUnsavedChange: (@Sendable (StorageError?) -> Void)?
+    /// Waits between the writes of unsaved state; real time unless a test drives it.
+    private let sleep: @Sendable (TimeInterval) async throws -> Void
 
     private struct Cache {
+        /// The newest document this process knows: the storage's, or one it could not write yet.
         var state: StoredState?
         var generation: UInt64 = 0
+        /// State the storage does not have yet, because writing it failed.
+        var unsaved: Unsaved?
+        /// Why the storage could not be read, while nothing is known of it.
+        var readFailure: StorageError?
+        /// Whether a task writing the unsaved state again is running.
+        var retrying = false
+        /// What the unsaved connection came from (a consent's `state`), so that completing it again finds it.
+        var unsavedConnection: String?
+    }
+
+    /// A document that could not be written: what it was written over (`base`, the storage's document then), and
+    /// why it failed.
+    private struct Unsaved {
+        var state: StoredState
+        var base: StoredState
+        var error: StorageError
     }
 
     /// Serializes writers of storages that have no lock of their own, per key, within this process.
     private static let fallbackLocks = OwnedLockTable()
 
-    init(storage: any TokenStorage, key: String) {
+    /// The longest wait between two writes of unsaved state.
+    static let maxRetryInterval: TimeInterval = 30
+
+    init(
+        storage: any TokenStorage, key: String, onUnsavedChange: (@Sendable (StorageError?) -> Void)? = nil,
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep
+    ) {
         self.storage = storage
         self.key = key
+        self.onUnsavedChange = onUnsavedChange
+        self.sleep = sleep
     }
 
     /// The default storage key of a client: `profirest-api:<client_id>`.
@@ -40,12 +69,32 @@ final class StateStore: Sendable {
 
     // MARK: Synchronous readers
 
-    /// The last known document, loaded on first use. An unreadable document reads as empty here (these
-    /// readers cannot throw), while `read()` and every write keep throwing its `StorageError`.
-    var snapshot: StoredState {
-        if let state = cache.withLock({ $0.state }) { return state }
-        return (try? read()) ?? StoredState()
+    /// The last known document, loaded on first use; empty while the storage cannot be read (these readers cannot
+    /// throw: `known` tells the two apart, and `read()` and every write throw the `StorageError`).
+    var snapshot: StoredState { (try? known.get()) ?? StoredState() }
+
+    /// The last known document, loaded on first use, or why the storage cannot be read. Read again on every access
+    /// until it could be read once: an unreadable storage (a locked keychain at a background launch) is never taken
+    /// for an empty one.
+    var known: Result<StoredState, StorageError> {
+        if let state = cache.withLock({ $0.state }) { return .success(state) }
+        do {
+            return .success(try read())
+        } catch let error as StorageError {
+            return .failure(error)
+        } catch {
+            return .failure(StorageError(kind: .unreadable, path: location, reason: "\(error)"))
+        }
     }
+
+    /// The storage problem the state lives with now: it could not be read, or its newest version could not be
+    /// written (that version is kept in memory, used, and written again). nil when the storage has it all.
+    var problem: StorageError? {
+        cache.withLock { $0.unsaved?.error ?? ($0.state == nil ? $0.readFailure : nil) }
+    }
+
+    /// Whether state is waiting in memory for a successful write.
+    var hasUnsaved: Bool { cache.withLock { $0.unsaved != nil } }
 
     /// Bumped whenever the connection is replaced or forgotten; compare before and after an `await`.
     var generation: UInt64 { cache.withLock { $0.generation } }
@@ -75,9 +124,17 @@ final class StateStore: Sendable {
     /// Reads the document afresh from the storage, for the paths that must see another process's change (the
     /// snapshot may be older).
     func read() throws -> StoredState {
-        let state = try loadFromStorage()
-        remember(state)
-        return state
+        try reconcile(loadFromStorage())
+    }
+
+    /// Writes the state that waits in memory, if any, under the lock; throws the `StorageError` while it still
+    /// cannot be written.
+    func saveUnsaved() async throws {
+        guard hasUnsaved else { return }
+        try await exclusive { access in
+            let state = try await access.read()
+            if self.hasUnsaved { try await access.write(state) }
+        }
     }
 
     /// Changes the document under the storage lock, re-reading it inside the lock first; writes only when the
@@ -96,11 +153,11 @@ final class StateStore: Sendable {
 
     /// One read-modify-write of `update`, inside the lock; writes only when the transform changed the document.
     private func change<T>(_ transform: (inout StoredState) throws -> T) throws -> T {
-        var state = try loadFromStorage()
-        remember(state)
+        let stored = try loadFromStorage()
+        var state = try reconcile(stored)
         let before = state
         let result = try transform(&state)
-        if state != before { try saveToStorage(state) }
+        if state != before || hasUnsaved { try save(state, over: stored) }
         return result
     }
 
@@ -111,23 +168,37 @@ final class StateStore: Sendable {
             var state = try await access.read()
             let before = state
             let result = try transform(&state)
-            if state != before { try await access.write(state) }
+            if state != before || self.hasUnsaved { try await access.write(state) }
             return result
         }
     }
 
     /// Stores a new connection (a finished pairing or consent) and bumps the generation, both inside the lock:
     /// whoever sees the new generation also finds the new tokens, and a refresh of the old connection that held
-    /// the lock before us is overwritten rather than overwriting us.
+    /// the lock before us is overwritten rather than overwriting us. When the write fails the new connection is
+    /// still the one this process uses (kept in memory and written again) and the `StorageError` is thrown.
+    /// `origin` names what the connection came from (a consent's `state`): see `unsavedConnection(from:)`.
     @discardableResult
-    func replaceConnection<T: Sendable>(_ transform: @escaping @Sendable (inout StoredState) throws -> T) async throws -> T {
+    func replaceConnection<T: Sendable>(
+        from origin: String? = nil, _ transform: @escaping @Sendable (inout StoredState) throws -> T
+    ) async throws -> T {
         try await exclusive { access in
             var state = try await access.read()
             let result = try transform(&state)
-            try await access.write(state)
-            self.bumpGeneration()
+            defer { self.bumpGeneration() }
+            do {
+                try await access.write(state)
+            } catch {
+                self.cache.withLock { if $0.unsaved != nil { $0.unsavedConnection = origin } }
+                throw error
+            }
             return result
         }
+    }
+
+    /// Whether the connection waiting in memory for a write came from `origin` (see `replaceConnection(from:_:)`).
+    func unsavedConnection(from origin: String) -> Bool {
+        cache.withLock { $0.unsaved != nil && $0.unsavedConnection == origin }
     }
 
     /// Runs `body` holding the storage lock for the whole body, including the network call a refresh makes in it.
@@ -161,25 +232,93 @@ final class StateStore: Sendable {
         return lock
     }
 
+    /// The storage's document as read; a read failure is remembered while nothing is known.
     fileprivate func loadFromStorage() throws -> StoredState {
-        guard let text = try storage.get(key) else { return StoredState() }
-        return try StoredState.decode(text, location: location)
+        do {
+            guard let text = try storage.get(key) else { return StoredState() }
+            return try StoredState.decode(text, location: location)
+        } catch let error as StorageError {
+            cache.withLock { $0.readFailure = error }
+            throw error
+        }
     }
 
-    fileprivate func saveToStorage(_ state: StoredState) throws {
+    /// What this process uses, given what the storage holds: its own unsaved document while the storage still
+    /// holds what that document was written over; otherwise the storage's (another process changed it since, and
+    /// its change wins: the unsaved one is dropped and the drop reported).
+    fileprivate func reconcile(_ stored: StoredState) throws -> StoredState {
+        let (state, dropped) = cache.withLock { c -> (StoredState, Bool) in
+            c.readFailure = nil
+            if let unsaved = c.unsaved {
+                if unsaved.base == stored { return (unsaved.state, false) }
+                c.unsaved = nil
+                c.unsavedConnection = nil
+                c.state = stored
+                return (stored, true)
+            }
+            c.state = stored
+            return (stored, false)
+        }
+        if dropped { onUnsavedChange?(nil) }
+        return state
+    }
+
+    /// Writes `state` over `stored` (what this lock's read found). On failure `state` stays the one this process
+    /// uses — the server may have issued it, and it cannot be asked for again — and is written again by every
+    /// later change and by a task at growing intervals (at most `maxRetryInterval`) until a write succeeds.
+    fileprivate func save(_ state: StoredState, over stored: StoredState) throws {
         var empty = StoredState()
         empty.version = state.version
-        // Nothing left worth keeping: remove the key rather than leave an empty shell behind.
-        if state == empty {
-            try storage.remove(key)
-        } else {
-            try storage.set(key, try state.encoded())
+        do {
+            // Nothing left worth keeping: remove the key rather than leave an empty shell behind.
+            if state == empty {
+                try storage.remove(key)
+            } else {
+                try storage.set(key, try state.encoded())
+            }
+        } catch {
+            let failure = error as? StorageError
+                ?? StorageError(kind: .unwritable, path: location, reason: "the state could not be written: \(error)")
+            let (first, startRetrying) = cache.withLock { c -> (Bool, Bool) in
+                let first = c.unsaved == nil
+                c.unsaved = Unsaved(state: state, base: c.unsaved?.base ?? stored, error: failure)
+                c.state = state
+                let start = !c.retrying
+                c.retrying = true
+                return (first, start)
+            }
+            if first { onUnsavedChange?(failure) }
+            if startRetrying { retryUnsaved() }
+            throw failure
         }
-        remember(state)
+        let wasUnsaved = cache.withLock { c -> Bool in
+            let was = c.unsaved != nil
+            c.unsaved = nil
+            c.unsavedConnection = nil
+            c.state = state
+            return was
+        }
+        if wasUnsaved { onUnsavedChange?(nil) }
     }
 
-    fileprivate func remember(_ state: StoredState) {
-        cache.withLock { $0.state = state }
+    /// Writes the unsaved state again after 1, 2, 4 … seconds (at most `maxRetryInterval`) until it is saved, or
+    /// the store is gone.
+    private func retryUnsaved() {
+        let sleep = self.sleep
+        Task { [weak self] in
+            var wait: TimeInterval = 1
+            while true {
+                try? await sleep(wait)
+                guard let self else { return }
+                let done = self.cache.withLock { c -> Bool in
+                    if c.unsaved == nil { c.retrying = false }
+                    return !c.retrying
+                }
+                if done { return }
+                try? await self.saveUnsaved()
+                wait = min(wait * 2, Self.maxRetryInterval)
+            }
+        }
     }
 }
 
@@ -188,24 +327,35 @@ final class StateStore: Sendable {
 final class LockedState: Sendable {
     private let store: StateStore
     private let bridge: LockBridge?
+    /// What the last `read` found in the storage, which a `write` replaces.
+    private let stored = Locked<StoredState?>(nil)
 
     fileprivate init(store: StateStore, bridge: LockBridge?) {
         self.store = store
         self.bridge = bridge
     }
 
-    /// The document as it is in the storage now (another process may have changed it).
+    /// The document this process should build on: the storage's as it is now (another process may have changed
+    /// it), or this process's newer one that could not be written yet.
     func read() async throws -> StoredState {
         let store = self.store
-        let state = try await perform { try store.loadFromStorage() }
-        store.remember(state)
-        return state
+        let found = try await perform { try store.loadFromStorage() }
+        stored.withLock { $0 = found }
+        return try store.reconcile(found)
     }
 
-    /// Replaces the document.
+    /// Replaces the document. When the storage refuses, `state` is still what this process uses from now on (see
+    /// `StateStore.save`) and the `StorageError` is thrown.
     func write(_ state: StoredState) async throws {
         let store = self.store
-        try await perform { try store.saveToStorage(state) }
+        let over = stored.withLock { $0 }
+        guard let over else {
+            // Every caller reads first; a write without a read builds on what the storage holds now.
+            _ = try await read()
+            return try await write(state)
+        }
+        try await perform { try store.save(state, over: over) }
+        stored.withLock { $0 = state }
     }
 
     private func perform<R: Sendable>(_ operation: @escaping @Sendable () throws -> R) async throws -> R {

@@ -87,6 +87,21 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
     /// case .transportFallback(let reason):
     /// ```
     case transportFallback(reason: String)
+    /// The connection's state could not be written (a full disk, a locked keychain): what the server issued is kept in
+    /// memory and used, and written again until it can be (`ProfirestApi.storageError` says why meanwhile). Said once
+    /// per outage; `.stateSaved` ends it.
+    ///
+    /// ```swift
+    /// case .stateNotSaved(let reason):
+    /// ```
+    case stateNotSaved(reason: String)
+    /// State kept in memory after `.stateNotSaved` is in the storage now (or another process's newer state replaced
+    /// it).
+    ///
+    /// ```swift
+    /// case .stateSaved:
+    /// ```
+    case stateSaved
 
     /// One attempt of one request, as much as is safe to log.
     ///
@@ -257,6 +272,8 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
         case .outbox(.refused(let id, let code)): return "outbox refused \(id) (\(code))"
         case .outbox(.waiting(let id, let code)): return "outbox waiting \(id) (\(code))"
         case .transportFallback(let reason): return "transport: \(reason); using URLSessionTransport"
+        case .stateNotSaved(let reason): return "state not saved, kept in memory: \(reason)"
+        case .stateSaved: return "state saved"
         }
     }
 }
