@@ -111,7 +111,10 @@ struct PartnerAuthorization: Sendable {
         }
         // A network failure above leaves the consent in place, so the same callback can be completed again.
         let clock = core.clock
-        let replaced = try await core.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
+        // A token answer without scope granted the scope the consent asked for (RFC 6749 5.1).
+        let replaced = try await core.store.replaceConnection {
+            $0.replaceConnection(with: response, requestedScope: pending.scope, now: clock())
+        }
         core.observe?(.paired)
         // Connecting again replaced a grant (say, with fewer restaurants): end the old one on the server, best effort.
         _ = await GrantRevocation(core: core, client: client).revokePending(current: replaced)

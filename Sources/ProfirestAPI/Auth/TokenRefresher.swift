@@ -204,7 +204,8 @@ struct LockedRefresh: Sendable {
         // they are temporary for a device.
         guard store.generation == generation else { return .discarded }
         var next = state
-        next.apply(response, now: core.clock())
+        // A refresh asks for no scope: an answer without one keeps the scopes granted before (RFC 6749 6).
+        next.apply(response, requestedScope: nil, now: core.clock())
         try await access.write(next)
         return .refreshed(response.accessToken)
     }
