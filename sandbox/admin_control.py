@@ -13,7 +13,7 @@ from .errors import json_response
 from .events import cut_streams, end_cursor
 from .generator import EventGenerator, stopped_status
 from .origin import normalize_public_url
-from .state import DEFAULT_CONFIG, Sandbox
+from .state import DEFAULT_CONFIG, OMITTABLE_MEMBERS, Sandbox
 from .stats import Stats
 
 
@@ -99,6 +99,10 @@ async def config(request):
                     return err(400, str(e))
             elif k == "heartbeat_announced" and v is None:
                 pass
+            elif k == "omit_members":
+                if not isinstance(v, list) or any(m not in OMITTABLE_MEMBERS for m in v):
+                    return err(400, f"omit_members is a list of {', '.join(OMITTABLE_MEMBERS)}")
+                v = list(dict.fromkeys(v))
             elif not isinstance(v, (int, float)) or v < 0:
                 return err(400, f"{k} is a number ≥ 0")
             sb.config[k] = v

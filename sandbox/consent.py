@@ -176,7 +176,7 @@ def authorization_code_grant(sb: Sandbox, form: dict, cid: str, client: dict) ->
     sb.store.put("grant", grant_id, {"id": grant_id, "client_id": cid, "restaurant_ids": rec["restaurant_ids"],
                                      "scopes": rec["scopes"], "active": True, "created_at": iso(),
                                      "issuer": rec.get("issuer")})
-    return token_json(issue_tokens(sb, "partner", grant_id, cid, rec["scopes"]))
+    return token_json(sb, issue_tokens(sb, "partner", grant_id, cid, rec["scopes"]))
 
 
 def routes(app: web.Application) -> None:

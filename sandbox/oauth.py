@@ -106,7 +106,11 @@ def issue_tokens(sb: Sandbox, conn_kind: str, conn_id: str, client_id: str, scop
     return out
 
 
-def token_json(data: dict) -> web.Response:
+def token_json(sb: Sandbox, data: dict) -> web.Response:
+    """A token answer, without the members the omit_members setting leaves out (scope, expires_in; a refresh without
+    rotation carries no refresh_token already)."""
+    omitted = sb.config["omit_members"]
+    data = {k: v for k, v in data.items() if k not in omitted or k == "refresh_token"}
     return json_response(data, 200, {"Cache-Control": "no-store", "Pragma": "no-cache"})
 
 

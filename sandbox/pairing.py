@@ -32,6 +32,8 @@ async def device_authorization(request: web.Request) -> web.Response:
             break
     device_code = "dc_" + secrets.token_urlsafe(24)
     ttl, interval = int(sb.config["device_code_ttl"]), int(sb.config["poll_interval"])
+    if "interval" in sb.config["omit_members"]:
+        interval = 5  # what a client must use when the answer names none (RFC 8628 3.2)
     iss = issuer(request)  # the origin the device reached us at: verification_uri is on it
     sb.store.put("pairing", user_code, {
         "user_code": user_code, "device_code_hash": token_hash(device_code), "client_id": cid, "scope": " ".join(scopes),
@@ -41,9 +43,14 @@ async def device_authorization(request: web.Request) -> web.Response:
         "restaurant_id": None, "issuer": iss})
     sb.store.put("device_code", token_hash(device_code), {"user_code": user_code})
     verify = iss + "/admin"
-    return json_response({"device_code": device_code, "user_code": user_code, "verification_uri": verify,
-                          "verification_uri_complete": f"{verify}?code={user_code}", "expires_in": max(1, ttl),
-                          "interval": max(1, interval)}, 200, {"Cache-Control": "no-store"})
+    answer = {"device_code": device_code, "user_code": user_code, "verification_uri": verify,
+              "verification_uri_complete": f"{verify}?code={user_code}", "expires_in": max(1, ttl),
+              "interval": max(1, interval)}
+    # RFC 8628 3.2: verification_uri_complete and interval are optional (without interval a client polls every 5 s).
+    for member in ("verification_uri_complete", "interval"):
+        if member in sb.config["omit_members"]:
+            del answer[member]
+    return json_response(answer, 200, {"Cache-Control": "no-store"})
 
 
 def device_code_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Response:
@@ -87,7 +94,7 @@ def device_code_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Re
     sb.store.put("pairing", p["user_code"], p)
     out = issue_tokens(sb, "device", dev_id, cid, dev["scopes"])
     out.update({"restaurant_id": p["restaurant_id"], "device_id": dev_id})
-    return token_json(out)
+    return token_json(sb, out)
 
 
 # -- deciding a code (shared by the admin API, the admin page and the CLI) -------------------------------

@@ -43,7 +43,14 @@ DEFAULT_CONFIG = {
     "backup_body_limit": 10 * 1024 * 1024,
     # The origin every advertised URL is built on, whatever the request's headers (origin.py); None: per request.
     "public_url": None,
+    # Members of OAuth answers left out, as RFC 6749 5.1 and RFC 8628 3.2 allow (OMITTABLE_MEMBERS): tests use it to
+    # see a client read a server that sends only what is required. refresh_token is left out of refresh answers only,
+    # and the refresh token then does not rotate (the old one stays valid, as a client that keeps it expects).
+    "omit_members": [],
 }
+
+# What omit_members may name: the optional members of a token answer and of a device authorization answer.
+OMITTABLE_MEMBERS = ("scope", "expires_in", "refresh_token", "verification_uri_complete", "interval")
 
 
 def new_id(prefix: str, n: int = 6) -> str:

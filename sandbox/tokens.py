@@ -46,7 +46,7 @@ def _refresh_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Respo
                 and not successor.get("revoked"):
             # The client lost our answer: the same new tokens again, so a retry does not unpair it.
             sb.stats.refresh_replays += 1
-            return token_json(replay)
+            return token_json(sb, replay)
         sb.stats.refresh_reuse += 1
         raise OAuthError("invalid_grant", "This refresh token was used already (single-use, rotating).")
     if tok["conn_kind"] == "device":
@@ -57,7 +57,8 @@ def _refresh_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Respo
         grant = sb.store.get("grant", tok["conn"])
         if not grant or not grant.get("active"):
             raise OAuthError("invalid_grant", "The connection was revoked.")
-    rotate = client["public"]
+    # Left out (omit_members), the refresh token is not rotated: the client keeps the one it has (RFC 6749 6).
+    rotate = client["public"] and "refresh_token" not in sb.config["omit_members"]
     if rotate:
         tok["used"] = True
         tok["used_at"] = now()
@@ -75,7 +76,7 @@ def _refresh_grant(sb: Sandbox, form: dict, cid: str, client: dict) -> web.Respo
     if rotate:
         tok["replay"] = out  # kept for the grace window only; this is a local test server
         sb.store.put("token", th, tok)
-    return token_json(out)
+    return token_json(sb, out)
 
 
 async def revoke(request: web.Request) -> web.Response:

@@ -52,6 +52,27 @@ def test_device_flow_pending_slow_down_approve(api):
     assert api.admin("GET", "/stats")["slow_downs"] == 2
 
 
+def test_omit_members_leaves_out_what_the_rfcs_make_optional(api):
+    assert api.call("POST", "/_sandbox/config", json_body={"omit_members": ["token_type"]}).status_code == 400
+    api.admin("POST", "/config", {"omit_members": ["scope", "expires_in", "refresh_token", "verification_uri_complete",
+                                                   "interval"]})
+    d = start_pairing(api)
+    assert "verification_uri_complete" not in d and "interval" not in d and d["verification_uri"]
+    assert poll(api, d["device_code"]).json()["error"] == "authorization_pending"
+    api.admin("POST", f"/pairings/{d['user_code']}/approve", {"restaurant_id": "11"})
+    time.sleep(5.05)  # without interval in the answer, 5 s (RFC 8628 3.2)
+    tok = poll(api, d["device_code"]).json()
+    assert tok["token_type"] == "Bearer" and "scope" not in tok and "expires_in" not in tok
+    assert tok["refresh_token"], "a pairing still hands out its refresh token"
+    form = {"grant_type": "refresh_token", "refresh_token": tok["refresh_token"], "client_id": "profirest-dochazka"}
+    first = api.form("/oauth/token", form).json()
+    assert "refresh_token" not in first and "scope" not in first and "expires_in" not in first
+    # Not rotated: the refresh token the client keeps goes on working.
+    second = api.form("/oauth/token", form).json()
+    assert second["access_token"] != first["access_token"]
+    assert api.call("GET", "/v2/connection", second["access_token"]).status_code == 200
+
+
 def test_device_flow_denied_and_expired(api):
     api.admin("POST", "/config", {"poll_interval": 0, "device_code_ttl": 1})
     d = start_pairing(api)

@@ -18,16 +18,28 @@ struct OAuthEndpoint: Sendable {
     private static let secretFields = ["refresh_token", "device_code", "code", "code_verifier", "token"]
 
     /// `POST /oauth/token`; `retrying` sends a refresh again after a failure on the way (see `SendPolicy.tokenRequest`).
+    /// The answer's optional members are read by `StoredState.apply`; its `token_type` must be Bearer in any letter
+    /// case (RFC 6749 5.1), since a token of another type would be sent the wrong way (RFC 6749 7.1).
     func token(form: [String: String], basicAuth: String?, retrying: Bool = false) async throws -> TokenResponse {
         let secrets = Self.secrets(form, basicAuth)
         let reads = Self.reader(path: "/oauth/token", hasForm: true)
         let policy = retrying
             ? SendPolicy.tokenRequest(secrets: secrets, reads: reads) : .oauthOnce(secrets: secrets, reads: reads)
         let response = try await send("POST", "/oauth/token", form: form, basicAuth: basicAuth, policy: policy)
-        return try ResponseDecoding.decode(TokenResponse.self, from: response, errors: core.errors(scrubbing: secrets))
+        let tokens = try ResponseDecoding.decode(TokenResponse.self, from: response, errors: core.errors(scrubbing: secrets))
+        guard tokens.tokenType.lowercased() == "bearer" else {
+            let issued = [tokens.accessToken, tokens.refreshToken].compactMap { $0 }
+            throw core.errors(scrubbing: secrets + issued).make(
+                ErrorCode.invalidResponse, status: response.status,
+                detail: "the token endpoint issued a token of type \"\(tokens.tokenType)\"; only Bearer tokens "
+                    + "(RFC 6750) can be sent, so none was stored",
+                requestID: response.header("Profirest-Request-Id"))
+        }
+        return tokens
     }
 
-    /// `POST /oauth/device_authorization` (RFC 8628 3.1), once.
+    /// `POST /oauth/device_authorization` (RFC 8628 3.1), once. `verification_uri_complete` and `interval` may be
+    /// absent (RFC 8628 3.2): `Pairing.start` falls back to `verification_uri` and 5 s.
     func deviceAuthorization(form: [String: String]) async throws -> DeviceAuthorization {
         let secrets = Self.secrets(form, nil)
         let policy = SendPolicy.oauthOnce(secrets: secrets, reads: Self.reader(path: "/oauth/device_authorization", hasForm: true))
@@ -36,10 +48,12 @@ struct OAuthEndpoint: Sendable {
             DeviceAuthorization.self, from: response, errors: core.errors(scrubbing: secrets))
         // The manager signs in at this address: a page reached over plain http off this machine would expose the
         // manager's password and the code.
-        guard let shown = URL(string: answer.verificationUri).flatMap(Origin.init), shown.mayCarrySecrets else {
+        let shown = [("verification_uri", answer.verificationUri)]
+            + [("verification_uri_complete", answer.verificationUriComplete ?? "")].filter { !$0.1.isEmpty }
+        for (member, address) in shown where URL(string: address).flatMap(Origin.init)?.mayCarrySecrets != true {
             throw core.errors().make(
                 ErrorCode.invalidResponse, status: response.status,
-                detail: "verification_uri \"\(Origin.redactingUserInfo(answer.verificationUri))\" is not an https address "
+                detail: "\(member) \"\(Origin.redactingUserInfo(address))\" is not an https address "
                     + "(plain http only to this machine); the pairing was not started")
         }
         return answer

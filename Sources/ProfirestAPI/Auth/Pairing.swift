@@ -3,7 +3,8 @@ import Foundation
 /// A device pairing by code in progress (RFC 8628): show `userCode` (or a QR code of `verificationURIComplete`),
 /// then `try await connected()` until a manager confirms it in the administration.
 ///
-/// Polling follows the server's interval (5 s), 5 s slower for good after each `slow_down`, and never faster.
+/// Polling follows the server's interval (5 s, and 5 s when the server names none), 5 s slower for good after each
+/// `slow_down`, and never faster.
 /// A network outage is waited out until the code expires. A refusal throws `ProfirestOAuthError` `access_denied`,
 /// an expired code `expired_token` (also locally, without another request, once `expiresAt` has passed).
 /// Cancelling the waiting task — or calling `cancel()` — stops it with `CancellationError`.
@@ -72,17 +73,20 @@ public final class Pairing: Sendable {
         form["device_platform"] = devicePlatform ?? Self.currentPlatform
         form["app_version"] = appVersion
         let answer = try await OAuthEndpoint(core: core).deviceAuthorization(form: form)
+        // Both optional (RFC 8628 3.2): the plain address serves the QR code too, and without an interval it is 5 s.
+        let complete = answer.verificationUriComplete.flatMap { $0.isEmpty ? nil : $0 } ?? answer.verificationUri
         let state = PairingState(
             deviceCode: answer.deviceCode, userCode: answer.userCode, verificationURI: answer.verificationUri,
-            verificationURIComplete: answer.verificationUriComplete.isEmpty
-                ? answer.verificationUri : answer.verificationUriComplete,
-            interval: max(1, answer.interval),
-            expiresAt: core.clock().addingTimeInterval(TimeInterval(answer.expiresIn)))
+            verificationURIComplete: complete, interval: max(1, answer.interval ?? defaultInterval),
+            expiresAt: core.clock().addingTimeInterval(TimeInterval(answer.expiresIn)), scope: scope)
         let pairing = Pairing(state: state, core: core, client: client)
         // The manager cannot have confirmed yet: the first poll waits one interval like every other.
         pairing.progress.withLock { $0.lastPollAt = core.clock() }
         return pairing
     }
+
+    /// Seconds between polls when the device authorization answer names no interval (RFC 8628 3.2).
+    static let defaultInterval = 5
 
     /// Continues a pairing saved from `state`, e.g. after the app was terminated.
     static func resume(_ state: PairingState, core: Core) throws -> Pairing {
@@ -226,7 +230,10 @@ public final class Pairing: Sendable {
         let clock = core.clock
         let replaced: String?
         do {
-            replaced = try await core.store.replaceConnection { $0.replaceConnection(with: response, now: clock()) }
+            // A token answer without scope granted the scope asked for (RFC 6749 5.1).
+            replaced = try await core.store.replaceConnection {
+                $0.replaceConnection(with: response, requestedScope: state.scope, now: clock())
+            }
         } catch let error as StorageError {
             // The device is paired — the server issued its tokens, which this process now uses — but they are not
             // stored yet: say so rather than pretend, and let connected() or poll() write them again.

@@ -48,6 +48,13 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
     /// state.expiresAt > Date()
     /// ```
     public var expiresAt: Date
+    /// The scope the pairing asked for: what is granted when the token answer names no scope (RFC 6749 5.1);
+    /// nil in a state saved without it.
+    ///
+    /// ```swift
+    /// state.scope
+    /// ```
+    public var scope: String?
 
     /// A pairing to resume, rebuilt from values the app saved itself.
     ///
@@ -58,15 +65,16 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
     ///   - verificationURIComplete: the same address with the code in it (for a QR code).
     ///   - interval: the seconds to wait between two polls.
     ///   - expiresAt: when the code stops working.
+    ///   - scope: the scope the pairing asked for; nil when unknown.
     ///
     /// ```swift
     /// PairingState(
     ///     deviceCode: dc, userCode: "KXCB-TQPW", verificationURI: uri, verificationURIComplete: full, interval: 5,
-    ///     expiresAt: end)
+    ///     expiresAt: end, scope: "restaurants:read")
     /// ```
     public init(
         deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String, interval: Int,
-        expiresAt: Date
+        expiresAt: Date, scope: String? = nil
     ) {
         self.deviceCode = deviceCode
         self.userCode = userCode
@@ -74,6 +82,7 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
         self.verificationURIComplete = verificationURIComplete
         self.interval = interval
         self.expiresAt = expiresAt
+        self.scope = scope
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -83,9 +92,10 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
         case verificationURIComplete = "verification_uri_complete"
         case interval
         case expiresAt = "expires_at"
+        case scope
     }
 
-    /// Reads the snake_case form written by `encode(to:)`.
+    /// Reads the snake_case form written by `encode(to:)`; `verification_uri_complete` and `scope` may be absent.
     ///
     /// - Parameter decoder: the decoder to read from.
     /// - Throws: `DecodingError` when a member is missing or has the wrong type, or `expires_at` is not an RFC 3339
@@ -104,6 +114,7 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
         interval = max(1, try c.decode(Int.self, forKey: .interval))
         // RFC 3339 rather than Foundation's default number, so the saved state reads the same in every language.
         expiresAt = try c.decodeRFC3339Date(forKey: .expiresAt)
+        scope = try c.decodeIfPresent(String.self, forKey: .scope)
     }
 
     /// Writes snake_case keys and an RFC 3339 `expires_at`.
@@ -122,6 +133,7 @@ public struct PairingState: Codable, Sendable, Hashable, CustomStringConvertible
         try c.encode(verificationURIComplete, forKey: .verificationURIComplete)
         try c.encode(interval, forKey: .interval)
         try c.encodeRFC3339Date(expiresAt, forKey: .expiresAt)
+        try c.encodeIfPresent(scope, forKey: .scope)
     }
 
     /// The user code and expiry, never the device code.

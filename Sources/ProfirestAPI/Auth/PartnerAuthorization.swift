@@ -125,9 +125,10 @@ struct PartnerAuthorization: Sendable {
         // A network failure above leaves the consent in place, so the same callback can be completed again.
         let clock = core.clock
         // When the storage refuses, the connection is still this process's (held in memory) and the StorageError
-        // says so; completing the same callback again writes it instead of spending the code twice.
+        // says so; completing the same callback again writes it instead of spending the code twice. A token answer
+        // without scope granted the scope the consent asked for (RFC 6749 5.1).
         let replaced = try await core.store.replaceConnection(from: pending.state) {
-            $0.replaceConnection(with: response, now: clock())
+            $0.replaceConnection(with: response, requestedScope: pending.scope, now: clock())
         }
         core.observe?(.paired)
         // Connecting again replaced a grant (say, with fewer restaurants): end the old one on the server, best effort.

@@ -217,7 +217,8 @@ struct LockedRefresh: Sendable {
         // they are temporary for a device.
         guard store.generation == generation else { return .discarded }
         var next = state
-        next.apply(response, now: core.clock())
+        // A refresh asks for no scope: an answer without one keeps the scopes granted before (RFC 6749 6).
+        next.apply(response, requestedScope: nil, now: core.clock())
         do {
             try await access.write(next)
         } catch is StorageError {

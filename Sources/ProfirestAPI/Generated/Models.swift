@@ -1481,32 +1481,34 @@ public struct DeviceAuthorization: Codable, Hashable, Sendable {
     public var userCode: String
     /// The page where the manager enters user_code.
     public var verificationUri: String
-    /// verification_uri with the code filled in (for a QR code).
-    public var verificationUriComplete: String
     /// Seconds the code lives: 600.
     public var expiresIn: Int
     /// Seconds between polls: 5.
     ///
-    /// After slow_down poll 5 s slower for good.
-    public var interval: Int
+    /// Optional (RFC 8628 3.2): when absent, 5. After slow_down poll 5 s slower for good.
+    public var interval: Int?
+    /// verification_uri with the code filled in (for a QR code).
+    ///
+    /// Optional (RFC 8628 3.2): when absent, verification_uri.
+    public var verificationUriComplete: String?
 
     /// Creates a value; optional members default to absent.
-    public init(deviceCode: String, userCode: String, verificationUri: String, verificationUriComplete: String, expiresIn: Int, interval: Int) {
+    public init(deviceCode: String, userCode: String, verificationUri: String, expiresIn: Int, interval: Int? = nil, verificationUriComplete: String? = nil) {
         self.deviceCode = deviceCode
         self.userCode = userCode
         self.verificationUri = verificationUri
-        self.verificationUriComplete = verificationUriComplete
         self.expiresIn = expiresIn
         self.interval = interval
+        self.verificationUriComplete = verificationUriComplete
     }
 
     private enum CodingKeys: String, CodingKey {
         case deviceCode = "device_code"
         case userCode = "user_code"
         case verificationUri = "verification_uri"
-        case verificationUriComplete = "verification_uri_complete"
         case expiresIn = "expires_in"
         case interval
+        case verificationUriComplete = "verification_uri_complete"
     }
 
     /// Decodes the wire JSON; a required member that is missing or of the wrong type is an error.
@@ -1515,9 +1517,9 @@ public struct DeviceAuthorization: Codable, Hashable, Sendable {
         self.deviceCode = try container.decode(String.self, forKey: .deviceCode)
         self.userCode = try container.decode(String.self, forKey: .userCode)
         self.verificationUri = try container.decode(String.self, forKey: .verificationUri)
-        self.verificationUriComplete = try container.decode(String.self, forKey: .verificationUriComplete)
         self.expiresIn = try container.decode(Int.self, forKey: .expiresIn)
-        self.interval = try container.decode(Int.self, forKey: .interval)
+        self.interval = try container.decodeIfPresent(Int.self, forKey: .interval)
+        self.verificationUriComplete = try container.decodeIfPresent(String.self, forKey: .verificationUriComplete)
     }
 
     /// Encodes the wire JSON: absent optionals are left out, nullable members are sent as null.
@@ -1526,9 +1528,9 @@ public struct DeviceAuthorization: Codable, Hashable, Sendable {
         try container.encode(self.deviceCode, forKey: .deviceCode)
         try container.encode(self.userCode, forKey: .userCode)
         try container.encode(self.verificationUri, forKey: .verificationUri)
-        try container.encode(self.verificationUriComplete, forKey: .verificationUriComplete)
         try container.encode(self.expiresIn, forKey: .expiresIn)
-        try container.encode(self.interval, forKey: .interval)
+        try container.encodeIfPresent(self.interval, forKey: .interval)
+        try container.encodeIfPresent(self.verificationUriComplete, forKey: .verificationUriComplete)
     }
 }
 
@@ -1547,9 +1549,9 @@ extension DeviceAuthorization: CustomStringConvertible, CustomDebugStringConvert
             ("deviceCode", RedactedSecret(self.deviceCode)),
             ("userCode", self.userCode),
             ("verificationUri", self.verificationUri),
-            ("verificationUriComplete", self.verificationUriComplete),
             ("expiresIn", self.expiresIn),
-            ("interval", self.interval),
+            ("interval", self.interval as Any),
+            ("verificationUriComplete", self.verificationUriComplete as Any),
         ]
     }
 }
@@ -4884,19 +4886,20 @@ extension TokenRequest: CustomStringConvertible, CustomDebugStringConvertible, C
 /// A token response (RFC 6749 5.1).
 ///
 /// ```swift
-/// let value = TokenResponse(accessToken: "…", tokenType: "…", expiresIn: 1, …)
+/// let value = TokenResponse(accessToken: "…", tokenType: "…")
 /// ```
 public struct TokenResponse: Codable, Hashable, Sendable {
     /// The token sent as Authorization: Bearer with every API request; it lives expires_in seconds.
     public var accessToken: String
-    /// Always Bearer.
+    /// Bearer, in any letter case (RFC 6749 5.1: the type is case-insensitive).
     public var tokenType: String
-    /// Seconds: 1800.
-    public var expiresIn: Int
-    /// The granted scopes, space-separated.
-    public var scope: String
     /// A paired device's id.
     public var deviceId: String?
+    /// Seconds: 1800.
+    ///
+    /// Only recommended (RFC 6749 5.1): when absent the expiry is unknown, and the token is used until a request is
+    /// answered 401 invalid_token.
+    public var expiresIn: Int?
     /// A public client's refresh token is single-use: every refresh returns a new one and the old one stops working (a
     /// reuse is invalid_grant).
     ///
@@ -4905,26 +4908,31 @@ public struct TokenResponse: Codable, Hashable, Sendable {
     public var refreshToken: String?
     /// A device's restaurant.
     public var restaurantId: String?
+    /// The granted scopes, space-separated.
+    ///
+    /// Optional when they are the requested ones (RFC 6749 5.1): when absent, the scope asked for (on a refresh, the
+    /// scope granted before).
+    public var scope: String?
 
     /// Creates a value; optional members default to absent.
-    public init(accessToken: String, tokenType: String, expiresIn: Int, scope: String, deviceId: String? = nil, refreshToken: String? = nil, restaurantId: String? = nil) {
+    public init(accessToken: String, tokenType: String, deviceId: String? = nil, expiresIn: Int? = nil, refreshToken: String? = nil, restaurantId: String? = nil, scope: String? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType
-        self.expiresIn = expiresIn
-        self.scope = scope
         self.deviceId = deviceId
+        self.expiresIn = expiresIn
         self.refreshToken = refreshToken
         self.restaurantId = restaurantId
+        self.scope = scope
     }
 
     private enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
         case tokenType = "token_type"
-        case expiresIn = "expires_in"
-        case scope
         case deviceId = "device_id"
+        case expiresIn = "expires_in"
         case refreshToken = "refresh_token"
         case restaurantId = "restaurant_id"
+        case scope
     }
 
     /// Decodes the wire JSON; a required member that is missing or of the wrong type is an error.
@@ -4932,11 +4940,11 @@ public struct TokenResponse: Codable, Hashable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.accessToken = try container.decode(String.self, forKey: .accessToken)
         self.tokenType = try container.decode(String.self, forKey: .tokenType)
-        self.expiresIn = try container.decode(Int.self, forKey: .expiresIn)
-        self.scope = try container.decode(String.self, forKey: .scope)
         self.deviceId = try container.decodeIfPresent(String.self, forKey: .deviceId)
+        self.expiresIn = try container.decodeIfPresent(Int.self, forKey: .expiresIn)
         self.refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
         self.restaurantId = try container.decodeIfPresent(String.self, forKey: .restaurantId)
+        self.scope = try container.decodeIfPresent(String.self, forKey: .scope)
     }
 
     /// Encodes the wire JSON: absent optionals are left out, nullable members are sent as null.
@@ -4944,11 +4952,11 @@ public struct TokenResponse: Codable, Hashable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.accessToken, forKey: .accessToken)
         try container.encode(self.tokenType, forKey: .tokenType)
-        try container.encode(self.expiresIn, forKey: .expiresIn)
-        try container.encode(self.scope, forKey: .scope)
         try container.encodeIfPresent(self.deviceId, forKey: .deviceId)
+        try container.encodeIfPresent(self.expiresIn, forKey: .expiresIn)
         try container.encodeIfPresent(self.refreshToken, forKey: .refreshToken)
         try container.encodeIfPresent(self.restaurantId, forKey: .restaurantId)
+        try container.encodeIfPresent(self.scope, forKey: .scope)
     }
 }
 
@@ -4966,11 +4974,11 @@ extension TokenResponse: CustomStringConvertible, CustomDebugStringConvertible, 
         [
             ("accessToken", RedactedSecret(self.accessToken)),
             ("tokenType", self.tokenType),
-            ("expiresIn", self.expiresIn),
-            ("scope", self.scope),
             ("deviceId", self.deviceId as Any),
+            ("expiresIn", self.expiresIn as Any),
             ("refreshToken", RedactedSecret(self.refreshToken)),
             ("restaurantId", self.restaurantId as Any),
+            ("scope", self.scope as Any),
         ]
     }
 }

@@ -102,6 +102,7 @@ final class Core: Sendable {
         var renewal = TokenRenewal()
         var retriesUsed = 0
         var number = 0
+        let started = clock()
         while true {
             try Task.checkCancellation()
             let tokens = try await authorize(request, options: policy.api, staff: staff, renewal: &renewal)
@@ -162,7 +163,9 @@ final class Core: Sendable {
 
             if try await renew(after: failed, tokens: tokens, options: policy.api, renewal: &renewal) { continue }
             guard request.replayable, let wait = policy.wait(after: failed, retriesUsed: retriesUsed, schedule: schedule)
-            else { throw failed }
+            else {
+                throw UnreachedServer.located(failed, url: request.target.url, attempts: number, since: started, now: clock())
+            }
             observed?.retry(after: wait, reason: failed.retryAfter != nil ? .retryAfter : .backoff)
             retriesUsed += 1
             try await sleep(wait)

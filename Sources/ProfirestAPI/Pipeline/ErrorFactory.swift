@@ -297,9 +297,11 @@ enum ScopeHint {
     }
 }
 
-/// Tells a proxy's login from the API's: a 407, or a 401 whose challenge is not `Bearer`, comes from something in
-/// front of the API (a corporate proxy, a gateway with `auth_basic`) and must never be taken for a rejected token —
-/// a refresh would spend a refresh token for nothing and the next call would meet the same login again.
+/// Tells a proxy's login from the API's: a 407, or a 401 without the API's problem document whose challenge is not
+/// `Bearer`, comes from something in front of the API (a corporate proxy, a gateway with `auth_basic`) and must never
+/// be taken for a rejected token — a refresh would spend a refresh token for nothing and the next call would meet the
+/// same login again. A 401 that carries the API's problem document is the API's answer whatever its challenge says,
+/// and keeps its code (`invalid_token` renews the token once).
 struct ProxyChallenge: Sendable, Hashable {
     /// The authentication scheme asked for: `Basic`, `Digest`, `Negotiate`…
     var scheme: String
@@ -316,7 +318,15 @@ struct ProxyChallenge: Sendable, Hashable {
             return
         }
         if response.status == 401, Self.challenges(value).contains(where: { $0.scheme.lowercased() == "bearer" }) { return nil }
+        // The body before the challenge: a server or gateway may add a challenge of its own to the API's 401.
+        if response.status == 401, Self.carriesAPIProblem(response) { return nil }
         self.init(scheme: first.scheme, realm: first.realm)
+    }
+
+    /// True when the body is the API's problem document: JSON with a `code`, which a proxy's login page never has.
+    static func carriesAPIProblem(_ response: APIResponse) -> Bool {
+        guard let code = ErrorFactory.problem(in: response)?["code"]?.stringValue else { return false }
+        return !code.isEmpty
     }
 
     init(scheme: String, realm: String?) {

@@ -298,10 +298,19 @@ enum ResponseDecoding {
         do {
             return try JSONCoding.decoder.decode(T.self, from: response.data)
         } catch let error as DecodingError {
+            var reason = describe(error)
+            // A number no Swift number holds fails the whole document: set aside, it may be one the model skips.
+            switch OversizedNumbers.retry(T.self, from: response.data) {
+            case .success(let value)?: return value
+            case .failure(let second)?:
+                reason = OversizedNumbers.explain(second, in: response.data).map { "at \(jsonPath($0.path)): \($0.reason)" }
+                    ?? describe(second)
+            case nil: break
+            }
             let type = response.header("Content-Type") ?? "no content type"
             throw errors().make(
                 ErrorCode.invalidResponse, status: response.status,
-                detail: "the response (HTTP \(response.status), \(type)) is not \(T.self): \(describe(error))",
+                detail: "the response (HTTP \(response.status), \(type)) is not \(T.self): \(reason)",
                 requestID: response.header("Profirest-Request-Id"))
         }
     }

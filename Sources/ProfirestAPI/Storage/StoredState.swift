@@ -11,7 +11,7 @@ import Foundation
 /// | `version`         | integer          | document format, 1 |
 /// | `access_token`    | string           | the current access token |
 /// | `refresh_token`   | string           | the refresh token (single-use for public clients) |
-/// | `expires_at`      | string, RFC 3339 | when the access token expires |
+/// | `expires_at`      | string, RFC 3339 | when the access token expires; absent when the server gave no `expires_in` |
 /// | `token_type`      | string           | always `Bearer` |
 /// | `scopes`          | array of strings | the granted scopes |
 /// | `restaurant_id`   | string           | a paired device's restaurant |
@@ -96,24 +96,39 @@ struct StoredState: Sendable, Equatable {
 
     /// Replaces the connection with a new pairing's or consent's tokens, parking the replaced refresh token for
     /// revocation: the old grant would otherwise stay alive with nobody left holding it. Returns the parked token.
-    mutating func replaceConnection(with response: TokenResponse, now: Date) -> String? {
+    /// `requestedScope` is the scope the pairing or consent asked for (see `apply`).
+    mutating func replaceConnection(with response: TokenResponse, requestedScope: String?, now: Date) -> String? {
         let replaced = response.refreshToken == refreshToken ? nil : parkRefreshToken()
         forgetConnection()
-        apply(response, now: now)
+        apply(response, requestedScope: requestedScope, now: now)
         return replaced
     }
 
-    /// Stores a token answer. A missing `refresh_token` keeps the one we have: the server leaves it out when
-    /// the old one stays valid, and dropping it would unpair the device at the next expiry.
-    mutating func apply(_ response: TokenResponse, now: Date) {
+    /// Stores a token answer, reading its optional members as RFC 6749 5.1 and 6 define them:
+    /// - no `refresh_token`: the one we have stays (the server leaves it out when the old one stays valid, and
+    ///   dropping it would unpair the device at the next expiry);
+    /// - no `expires_in`: the expiry is unknown, so nothing is renewed ahead of time and a 401 `invalid_token` asks
+    ///   for the refresh;
+    /// - no `scope`: exactly what was asked for, `requestedScope`; nil (a refresh asks for none) keeps the scopes
+    ///   granted before.
+    ///
+    /// `token_type` has been checked to be Bearer in some letter case (`OAuthEndpoint.token`) and is kept as `Bearer`.
+    mutating func apply(_ response: TokenResponse, requestedScope: String?, now: Date) {
         accessToken = response.accessToken
         if let refresh = response.refreshToken { refreshToken = refresh }
-        expiresAt = now.addingTimeInterval(TimeInterval(response.expiresIn))
-        tokenType = response.tokenType
-        let granted = response.scope.split(separator: " ").map(String.init)
+        expiresAt = response.expiresIn.map { now.addingTimeInterval(TimeInterval($0)) }
+        tokenType = "Bearer"
+        let granted = Self.scopeList(response.scope ?? requestedScope ?? "")
         if !granted.isEmpty { scopes = granted }
         if let restaurant = response.restaurantId { restaurantID = restaurant }
         if let device = response.deviceId { deviceID = device }
+    }
+
+    /// The scopes of a space-delimited `scope` (RFC 6749 3.3), each once, in their order: runs of spaces and a
+    /// scope named twice are the same list.
+    static func scopeList(_ scope: String) -> [String] {
+        var seen = Set<String>()
+        return scope.split(separator: " ").map(String.init).filter { seen.insert($0).inserted }
     }
 
     /// The state document's member that holds a feed's cursor: `events_cursor[:restaurant][:types]`, types sorted

@@ -162,7 +162,12 @@ extension JSONValue: Codable {
         // boolean into a String, so the order only matters between Int and Double: Int first keeps
         // integers beyond 2^53 exact.
         if let s = try? container.decode(String.self) {
-            self = .string(s)
+            // A number no Swift number holds, set aside by the second decode of an answer (`OversizedNumbers`).
+            if s.utf8.first == 0xF4, let number = OversizedNumbers.number(marked: s, decoder: decoder) {
+                self = .number(number)
+            } else {
+                self = .string(s)
+            }
         } else if let b = try? container.decode(Bool.self) {
             self = .bool(b)
         } else if let i = try? container.decode(Int.self) {

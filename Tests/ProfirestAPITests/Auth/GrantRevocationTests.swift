@@ -83,7 +83,7 @@ final class GrantRevocationTests: XCTestCase {
         let s = try paired()
         s.endpoint.deviceAnswer = DeviceAuthorization(
             deviceCode: "dc_secret", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/zarizeni",
-            verificationUriComplete: "", expiresIn: 600, interval: 5)
+            expiresIn: 600, interval: 5, verificationUriComplete: "")
         s.endpoint.setScript([.tokens(.sample("at_2", refresh: "rt_2"))])
         let pairing = try await s.identity.pair(scope: "a", deviceName: nil, devicePlatform: nil, appVersion: nil)
         clock.advance(5)

@@ -11,7 +11,7 @@ final class IdentityTests: XCTestCase {
     ) -> IdentityFixture {
         endpoint.deviceAnswer = DeviceAuthorization(
             deviceCode: "dc_secret", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/zarizeni",
-            verificationUriComplete: "", expiresIn: 600, interval: 5)
+            expiresIn: 600, interval: 5, verificationUriComplete: "")
         let clock = self.clock
         var now: @Sendable () -> Date = clock.function
         var sleep: @Sendable (TimeInterval) async throws -> Void = { seconds in clock.advance(seconds) }
@@ -141,7 +141,7 @@ final class IdentityRedactionTests: XCTestCase {
         let endpoint = ScriptedEndpoint([.tokens(.sample("at_secret_access", refresh: "rt_secret_refresh"))])
         endpoint.deviceAnswer = DeviceAuthorization(
             deviceCode: "dc_secret_device", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/z",
-            verificationUriComplete: "https://admin.example/z?code=KXCB-TQPW", expiresIn: 600, interval: 5)
+            expiresIn: 600, interval: 5, verificationUriComplete: "https://admin.example/z?code=KXCB-TQPW")
         let store = StateStore(storage: MemoryTokenStorage(), key: "profirest-api:moje-aplikace")
         let id = IdentityFixture(
             store: store, endpoint: endpoint, clientID: "moje-aplikace", clientSecret: "cs_secret_client",

@@ -32,7 +32,7 @@ final class PairingTests: XCTestCase {
         let endpoint = ScriptedEndpoint(script)
         endpoint.deviceAnswer = DeviceAuthorization(
             deviceCode: "dc_secret_device_code", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/zarizeni",
-            verificationUriComplete: "https://admin.example/zarizeni?code=KXCB-TQPW", expiresIn: expiresIn, interval: 5)
+            expiresIn: expiresIn, interval: 5, verificationUriComplete: "https://admin.example/zarizeni?code=KXCB-TQPW")
         return endpoint
     }
 
@@ -243,7 +243,7 @@ final class PairingConcurrencyTests: XCTestCase {
         let endpoint = ScriptedEndpoint([.oauth("authorization_pending")])
         endpoint.deviceAnswer = DeviceAuthorization(
             deviceCode: "dc", userCode: "KXCB-TQPW", verificationUri: "https://admin.example/z",
-            verificationUriComplete: "https://admin.example/z?code=KXCB-TQPW", expiresIn: 600, interval: 5)
+            expiresIn: 600, interval: 5, verificationUriComplete: "https://admin.example/z?code=KXCB-TQPW")
         let context = identityCore(
             store: StateStore(storage: MemoryTokenStorage(), key: "k"), endpoint: endpoint, clientID: "profirest-kds",
             clock: clock.function)

@@ -247,7 +247,7 @@ final class TokenRefresherTests: XCTestCase {
         let now = clock.now
         let before = store.generation
         let pairing = Task {
-            try await store.replaceConnection { $0.apply(.sample("at_paired", refresh: "rt_paired"), now: now) }
+            try await store.replaceConnection { $0.apply(.sample("at_paired", refresh: "rt_paired"), requestedScope: nil, now: now) }
         }
         gate.open()
         let token = try await refresh.value

@@ -164,8 +164,8 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // PairingADevice.md, line 58
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 58)
+    // PairingADevice.md, line 59
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 59)
     func pairOrExplain(_ pairing: Pairing) async -> String {
         do {
             try await pairing.connected()
@@ -182,9 +182,9 @@ extension ArticleSnippetContext {
     }
 #sourceLocation()
 
-    // PairingADevice.md, line 79
+    // PairingADevice.md, line 80
     func pairingADevice3() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 79)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 80)
         let pairing = try await api.pair(scope: "kitchen:read", deviceName: "Kitchen 1")
         let waiting = Task { try await pairing.connected() }
 
@@ -198,9 +198,9 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // PairingADevice.md, line 95
+    // PairingADevice.md, line 96
     func pairingADevice4() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 95)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 96)
         let pairing = try await api.pair(scope: "kitchen:read", deviceName: "Kitchen 1")
         var paired = false
         while !paired {
@@ -210,9 +210,9 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // PairingADevice.md, line 110
+    // PairingADevice.md, line 111
     func pairingADevice5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 110)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 111)
         let pairing = try await api.pair(scope: "kitchen:read", deviceName: "Kitchen 1")
         // Before the app may be suspended:
         UserDefaults.standard.set(try JSONEncoder().encode(pairing.state), forKey: "profirest.pairing")
@@ -228,18 +228,18 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // PairingADevice.md, line 134
+    // PairingADevice.md, line 135
     func pairingADevice6() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 134)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 135)
         if api.restaurantID == nil {
             try await api.connection()
         }
 #sourceLocation()
     }
 
-    // PairingADevice.md, line 148
+    // PairingADevice.md, line 149
     func pairingADevice7() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 148)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 149)
         let api = ProfirestApi(options: .init(
             clientID: "profirest-kds",
             storage: FileTokenStorage(path: "kds-tokens.json"),
@@ -732,17 +732,17 @@ extension ArticleSnippetContext {
         _ = (brno, olomouc)
     }
 
-    // TokensAndStorage.md, line 103
+    // TokensAndStorage.md, line 104
     func tokensAndStorage5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 103)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 104)
         let reporting = ProfirestApi(options: .init(
             accessToken: ProcessInfo.processInfo.environment["PROFIREST_ACCESS_TOKEN"]))
 #sourceLocation()
         _ = reporting
     }
 
-    // TokensAndStorage.md, line 112
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 112)
+    // TokensAndStorage.md, line 113
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 113)
     struct DatabaseTokenStorage: TokenStorage {
         let database: AppDatabase
 

@@ -106,8 +106,8 @@ final class SecretsNeverPrintTests: XCTestCase {
 
     func testGeneratedModelsShowSecretMembersOnlyAsPresent() {
         let tokens = TokenResponse(
-            accessToken: Self.access, tokenType: "Bearer", expiresIn: 1800, scope: "restaurants:read",
-            deviceId: "dev_7Q2M", refreshToken: Self.refresh, restaurantId: "11")
+            accessToken: Self.access, tokenType: "Bearer", deviceId: "dev_7Q2M", expiresIn: 1800,
+            refreshToken: Self.refresh, restaurantId: "11", scope: "restaurants:read")
         assertNoSecrets(tokens, [Self.access, Self.refresh],
                         shows: ["accessToken: <redacted>", "refreshToken: <redacted>", "Bearer", "dev_7Q2M", "1800"])
         let withoutRefresh = TokenResponse(accessToken: Self.access, tokenType: "Bearer", expiresIn: 1800, scope: "x")
@@ -119,8 +119,8 @@ final class SecretsNeverPrintTests: XCTestCase {
         assertNoSecrets(session, [Self.staffToken], shows: ["token: <redacted>", "emp_1", "Jana"])
         assertNoSecrets(
             DeviceAuthorization(
-                deviceCode: Self.deviceCode, userCode: "KXCB-TQPW", verificationUri: "https://x", verificationUriComplete: "https://x",
-                expiresIn: 600, interval: 5),
+                deviceCode: Self.deviceCode, userCode: "KXCB-TQPW", verificationUri: "https://x",
+                expiresIn: 600, interval: 5, verificationUriComplete: "https://x"),
             [Self.deviceCode], shows: ["KXCB-TQPW"])
         assertNoSecrets(
             TokenRequest(grantType: "authorization_code", clientId: "moje-aplikace", code: "code_SECRET_4d1e", codeVerifier: Self.verifier,

@@ -76,7 +76,7 @@ final class StoredStateTests: XCTestCase {
         state.refreshToken = "rt_old"
         state.restaurantID = "11"
         let now = Date(timeIntervalSince1970: 1000)
-        state.apply(TokenResponse(accessToken: "at_2", tokenType: "Bearer", expiresIn: 1800, scope: "a b"), now: now)
+        state.apply(TokenResponse(accessToken: "at_2", tokenType: "Bearer", expiresIn: 1800, scope: "a b"), requestedScope: nil, now: now)
         XCTAssertEqual(state.refreshToken, "rt_old")
         XCTAssertEqual(state.accessToken, "at_2")
         XCTAssertEqual(state.expiresAt, Date(timeIntervalSince1970: 2800))

@@ -248,8 +248,8 @@ struct IdentityFixture {
 extension TokenResponse {
     static func sample(_ access: String, refresh: String? = nil, expiresIn: Int = 1800) -> TokenResponse {
         TokenResponse(
-            accessToken: access, tokenType: "Bearer", expiresIn: expiresIn, scope: "restaurants:read attendance:punch",
-            deviceId: "dev_7Q2M", refreshToken: refresh, restaurantId: "11")
+            accessToken: access, tokenType: "Bearer", deviceId: "dev_7Q2M", expiresIn: expiresIn, refreshToken: refresh,
+            restaurantId: "11", scope: "restaurants:read attendance:punch")
     }
 }
 
