@@ -161,7 +161,8 @@ final class Core: Sendable {
             guard let failed else { throw failure }
 
             if try await renew(after: failed, tokens: tokens, options: policy.api, renewal: &renewal) { continue }
-            guard request.replayable, let wait = policy.wait(after: failed, retriesUsed: retriesUsed, schedule: schedule)
+            guard request.replayable, Repetition.mayRepeat(request, after: failed),
+                let wait = policy.wait(after: failed, retriesUsed: retriesUsed, schedule: schedule)
             else { throw failed }
             observed?.retry(after: wait, reason: failed.retryAfter != nil ? .retryAfter : .backoff)
             retriesUsed += 1

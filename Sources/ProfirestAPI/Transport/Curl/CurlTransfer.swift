@@ -270,6 +270,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Ends the transfer with libcurl's result; the caller is answered exactly once.
     func complete(result: Int32) {
+        if result == PFC_E_OK, status != 0, !headDone {
+            // The connection closed inside the head: libcurl may call that a complete answer, it is a cut one.
+            fail(URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: "the answer ended inside its head"]))
+            return
+        }
         if result == PFC_E_OK {
             // A response whose status line the callback did not see (it always should): libcurl's own reading.
             if status == 0, let easy {
