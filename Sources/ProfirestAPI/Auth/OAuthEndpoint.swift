@@ -82,7 +82,8 @@ struct OAuthEndpoint: Sendable {
         if response.status == 304 {
             // Not an answer an OAuth endpoint gives: read it as the failure it is.
             throw policy.readsErrorAnswer?(response, core.errors(scrubbing: policy.secrets))
-                ?? core.errors(scrubbing: policy.secrets).fromResponse(response, now: core.clock())
+                ?? core.errors(scrubbing: policy.secrets).fromResponse(
+                    response, now: ServerClock.date(in: response.headers, deviceNow: core.clock()) ?? core.clock())
         }
         return response
     }

@@ -77,3 +77,15 @@ public final class ProfirestApi: Sendable {
     /// ```
     public static func uuid() -> String { UUIDv7.make(now: Date()) }
 }
+
+extension ProfirestApi {
+    /// How far the server's clock is ahead of this device's, in seconds (negative: behind), from the `Date` header of
+    /// the latest answer; nil before the first. Retry-After dates and staff sessions are already measured by the
+    /// server's clock; show this when a register's clock needs setting (the observer hears `.clockOffset` once when it
+    /// is over a minute).
+    ///
+    /// ```swift
+    /// if let offset = api.serverClockOffset, abs(offset) > 60 { warn("Set the register's clock") }
+    /// ```
+    public var serverClockOffset: TimeInterval? { core.serverClock.offset }
+}

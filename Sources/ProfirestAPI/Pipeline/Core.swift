@@ -34,6 +34,8 @@ final class Core: Sendable {
     let attemptTimer: @Sendable (TimeInterval) async throws -> Void
     /// The `observer` option; nil when nobody listens, so nothing is built for it.
     let observe: (@Sendable (ProfirestEvent) -> Void)?
+    /// The server's time as its answers' `Date` headers tell it.
+    let serverClock = ServerClock()
 
     init(
         base: Result<APIBase, ProfirestUsageError>, transport: any HTTPTransport, store: StateStore,
@@ -68,6 +70,15 @@ final class Core: Sendable {
 
     /// Whether the transport can read a response in pieces (the event stream).
     var canStream: Bool { transport is any StreamingHTTPTransport }
+
+    /// Notes the server's time from an answer's `Date` and tells the observer, once, of a device clock more than a
+    /// minute off; returns the device's time of the answer.
+    @discardableResult
+    func noteServerTime(_ headers: [String: String]) -> Date {
+        let now = clock()
+        if let offset = serverClock.note(headers, deviceNow: now) { observe?(.clockOffset(seconds: offset)) }
+        return now
+    }
 
     // MARK: Sending
 

@@ -47,15 +47,19 @@ struct Exchange: Sendable {
         }
         switch answer {
         case .stream(let head):
+            core.noteServerTime(head.headers)
             return .streaming(head)
         case .whole(let response):
+            let deviceNow = core.noteServerTime(response.headers)
             switch response.status {
             case 200..<300, 304:
                 return .succeeded(response)
             case 300..<400:
                 throw errors.redirect(response)
             default:
-                return .failed(errors.fromResponse(response, now: core.clock()), answer: response)
+                // A Retry-After date is counted from the answer's own Date: the device's clock may be hours off.
+                let now = ServerClock.date(in: response.headers, deviceNow: deviceNow) ?? deviceNow
+                return .failed(errors.fromResponse(response, now: now), answer: response)
             }
         }
     }

@@ -87,6 +87,14 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
     /// case .transportFallback(let reason):
     /// ```
     case transportFallback(reason: String)
+    /// The device's clock differs from the server's by more than a minute (`seconds` is the server's time minus the
+    /// device's, from the `Date` header of an answer): Retry-After dates and staff sessions are measured by the
+    /// server's time regardless, but a punch's `occurred_at` is the device's time. Said once per client.
+    ///
+    /// ```swift
+    /// case .clockOffset(let seconds):
+    /// ```
+    case clockOffset(seconds: TimeInterval)
 
     /// One attempt of one request, as much as is safe to log.
     ///
@@ -257,6 +265,8 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
         case .outbox(.refused(let id, let code)): return "outbox refused \(id) (\(code))"
         case .outbox(.waiting(let id, let code)): return "outbox waiting \(id) (\(code))"
         case .transportFallback(let reason): return "transport: \(reason); using URLSessionTransport"
+        case .clockOffset(let seconds):
+            return "clock: the device's clock is \(Int(abs(seconds).rounded())) s \(seconds > 0 ? "behind" : "ahead of") the server's"
         }
     }
 }
