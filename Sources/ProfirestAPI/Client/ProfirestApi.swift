@@ -65,7 +65,8 @@ public final class ProfirestApi: Sendable {
                 ?? DefaultTransport.make(trusting: options.trustedCertificates, observe: options.observer),
             store: StateStore(storage: options.storage, key: options.effectiveStorageKey),
             authorizer: authorizer ?? identity, clientID: options.clientID, clientSecret: options.clientSecret,
-            language: options.language, timeout: options.timeout, retries: options.retries,
+            language: options.language, timeout: options.timeout, maxResponseBytes: options.maxResponseBytes,
+            retries: options.retries,
             schedule: RetrySchedule(retryDelay: options.retryDelay, maxRetryWait: options.maxRetryWait, random: random),
             clock: clock, sleep: sleep, attemptTimer: attemptTimer, observe: options.observer)
     }

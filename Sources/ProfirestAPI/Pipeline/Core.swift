@@ -24,6 +24,8 @@ final class Core: Sendable {
     let language: String?
     /// The limit of one attempt, body included.
     let timeout: TimeInterval
+    /// The most bytes of one answer's body (`Options.maxResponseBytes`).
+    let maxResponseBytes: Int
     /// How many times an API call's retryable failure is sent again.
     let retries: Int
     let schedule: RetrySchedule
@@ -40,7 +42,9 @@ final class Core: Sendable {
     init(
         base: Result<APIBase, ProfirestUsageError>, transport: any HTTPTransport, store: StateStore,
         authorizer: any RequestAuthorizer, clientID: String? = nil, clientSecret: String? = nil,
-        language: String? = nil, timeout: TimeInterval = 30, retries: Int = 3, schedule: RetrySchedule = RetrySchedule(),
+        language: String? = nil, timeout: TimeInterval = 30,
+        maxResponseBytes: Int = ProfirestApi.Options.defaultMaxResponseBytes, retries: Int = 3,
+        schedule: RetrySchedule = RetrySchedule(),
         clock: @escaping @Sendable () -> Date = { Date() },
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
         attemptTimer: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
@@ -54,6 +58,7 @@ final class Core: Sendable {
         self.clientSecret = clientSecret
         self.language = language
         self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
         self.retries = max(0, retries)
         self.schedule = schedule
         self.clock = clock
@@ -118,7 +123,8 @@ final class Core: Sendable {
             let tokens = try await authorize(request, options: policy.api, staff: staff, renewal: &renewal)
             let httpRequest = HTTPRequest(
                 method: request.method, url: request.target.url, headers: tokens.headers, body: request.body,
-                timeout: streamIdle.map { max(timeout, $0) } ?? timeout)
+                timeout: streamIdle.map { max(timeout, $0) } ?? timeout,
+                maxResponseBytes: streamIdle == nil ? policy.api?.maxResponseBytes ?? maxResponseBytes : nil)
             number += 1
             let observed = observe.map { observe in
                 Observed(observe: observe, level: policy.observation, attempt: ProfirestEvent.Attempt(

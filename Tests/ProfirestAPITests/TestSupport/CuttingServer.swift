@@ -14,10 +14,13 @@ final class CuttingServer: @unchecked Sendable {
     private let listener: Int32
     private let answer: Data
     private let cut: Int
+    /// Keeps the connection open after the cut instead of closing it: only the client can end the exchange then.
+    private let holdOpen: Bool
     private let lock = NSLock()
     private var seen: [String] = []
 
-    init(answer: Data, cut: Int) throws {
+    init(answer: Data, cut: Int, holdOpen: Bool = false) throws {
+        self.holdOpen = holdOpen
         self.answer = answer
         self.cut = min(cut, answer.count)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -100,9 +103,9 @@ final class CuttingServer: @unchecked Sendable {
                 offset += n
             }
         }
-        shutdown(connection, Int32(SHUT_WR))
+        if !holdOpen { shutdown(connection, Int32(SHUT_WR)) }
         // Drain what the client may still send, so the close is a FIN, not a reset that could swallow the prefix.
-        var tv = timeval(tv_sec: 2, tv_usec: 0)
+        var tv = timeval(tv_sec: holdOpen ? 60 : 2, tv_usec: 0)
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         while read(connection, &buffer, buffer.count) > 0 {}
     }
