@@ -154,7 +154,8 @@ final class Identity: RequestAuthorizer {
     @discardableResult
     func staffSignedIn(_ session: StaffSession, core: Core) -> StaffInfo {
         core.observe?(.staffSignedIn(employeeID: session.employee.id))
-        return staffSessions.begin(session, now: core.clock())
+        // max_expires_at is the server's time: counted from the server's clock as the sign-in's answer told it.
+        return staffSessions.begin(session, now: core.clock(), serverOffset: core.serverClock.offset ?? 0)
     }
 
     /// For `api.signOutStaff(token:)`: forgets the session (the one of `token`, or the current one) and returns
@@ -233,12 +234,15 @@ final class StaffSessions: Sendable {
 
     /// Keeps the session returned by `POST /v2/restaurants/{id}/staff/sessions` and starts its timer; replaces any
     /// previous one without reporting it (the employee changed, nobody's session ran out).
+    ///
+    /// `serverOffset` is the server's time minus the device's (`ServerClock`): `max_expires_at` is a time of the
+    /// server's clock, so the session lasts as long as the server says is left, whatever the device's clock shows.
     @discardableResult
-    func begin(_ session: StaffSession, now: Date) -> StaffInfo {
+    func begin(_ session: StaffSession, now: Date, serverOffset: TimeInterval = 0) -> StaffInfo {
         let idle = TimeInterval(max(1, session.idleTimeoutSeconds))
         let kept = Session(
             token: session.token, employee: session.employee, restaurantID: session.restaurantId, idleTimeout: idle,
-            maxExpiresAt: session.maxExpiresAt, idleDeadline: now.addingTimeInterval(idle))
+            maxExpiresAt: session.maxExpiresAt.addingTimeInterval(-serverOffset), idleDeadline: now.addingTimeInterval(idle))
         let replaced = state.withLock { state -> Task<Void, Never>? in
             defer { state = State(session: kept, timer: nil) }
             return state.timer

@@ -97,13 +97,17 @@ struct OAuthEndpoint: Sendable {
             headers["Content-Type"] = "application/x-www-form-urlencoded"
             body = Data(PercentEncoding.formBody(form).utf8)
         }
+        // Only the token refresh and the revocation are ever sent again (their policies): a refresh replayed within
+        // the server's grace window gets the same new tokens, and revoking a revoked token changes nothing (RFC 7009).
         let request = OutgoingRequest(
-            method: method, target: RequestTarget(url: url, isAPIOrigin: true, origin: origin), headers: headers, body: body)
+            method: method, target: RequestTarget(url: url, isAPIOrigin: true, origin: origin), headers: headers, body: body,
+            knownSafeToRepeat: true)
         let response = try await core.send(request, policy: policy)
         if response.status == 304 {
             // Not an answer an OAuth endpoint gives: read it as the failure it is.
             throw policy.readsErrorAnswer?(response, core.errors(scrubbing: policy.secrets))
-                ?? core.errors(scrubbing: policy.secrets).fromResponse(response, now: core.clock())
+                ?? core.errors(scrubbing: policy.secrets).fromResponse(
+                    response, now: ServerClock.date(in: response.headers, deviceNow: core.clock()) ?? core.clock())
         }
         return response
     }

@@ -36,6 +36,7 @@ extension ProfirestApi.Options: CustomStringConvertible, CustomDebugStringConver
             ("onStaffExpired", FunctionSet(onStaffExpired != nil)), ("transport", transport.map(TypeName.init) as Any),
             ("clock", FunctionSet(clock != nil)), ("sleep", FunctionSet(sleep != nil)),
             ("observer", FunctionSet(observer != nil)), ("trustedCertificates", trustedCertificates as Any),
+            ("maxResponseBytes", maxResponseBytes),
         ]
     }
 }

@@ -75,6 +75,15 @@ extension ProfirestApi {
         /// .init(timeout: 10)
         /// ```
         public var timeout: TimeInterval
+        /// The most bytes one answer's body may have; a longer one ends as `response_too_large` without being read
+        /// further (a Content-Length beyond it fails before the body is read). 64 MiB by default: a list page of the
+        /// API is kilobytes, so this only stops a runaway answer from taking the device's memory; raise it per
+        /// request (`RequestOptions.maxResponseBytes`) for a large download such as a backup.
+        ///
+        /// ```swift
+        /// .init(maxResponseBytes: 16 << 20)
+        /// ```
+        public var maxResponseBytes: Int
         /// How long before expiry an access token is refreshed.
         ///
         /// ```swift
@@ -160,6 +169,7 @@ extension ProfirestApi {
         ///   - observer: hears what the library does, as redacted ``ProfirestEvent``s; nil costs nothing.
         ///   - trustedCertificates: certificate authorities the default transport trusts besides the system's; nil for
         ///     the system's alone.
+        ///   - maxResponseBytes: the most bytes one answer's body may have, 64 MiB by default.
         ///
         /// ```swift
         /// ProfirestApi.Options(clientID: "profirest-dochazka", storage: FileTokenStorage(path: "tokens.json"))
@@ -183,7 +193,8 @@ extension ProfirestApi {
             clock: (@Sendable () -> Date)? = nil,
             sleep: (@Sendable (TimeInterval) async throws -> Void)? = nil,
             observer: (@Sendable (ProfirestEvent) -> Void)? = nil,
-            trustedCertificates: TrustedCertificates? = nil
+            trustedCertificates: TrustedCertificates? = nil,
+            maxResponseBytes: Int = ProfirestApi.Options.defaultMaxResponseBytes
         ) {
             self.baseURL = baseURL
             self.clientID = clientID
@@ -204,7 +215,11 @@ extension ProfirestApi {
             self.sleep = sleep
             self.observer = observer
             self.trustedCertificates = trustedCertificates
+            self.maxResponseBytes = maxResponseBytes
         }
+
+        /// 64 MiB: thousands of times a page of the API, small beside a device's memory.
+        public static let defaultMaxResponseBytes = 64 << 20
 
         /// The storage key in effect: `storageKey`, or the one every Profirest library derives from the client_id.
         var effectiveStorageKey: String { storageKey ?? StateStore.defaultKey(clientID: clientID ?? "") }

@@ -67,7 +67,8 @@ public final class ProfirestApi: Sendable {
                 storage: options.storage, key: options.effectiveStorageKey,
                 onUnsavedChange: Self.storageReporter(options.observer), sleep: RealTime.sleep),
             authorizer: authorizer ?? identity, clientID: options.clientID, clientSecret: options.clientSecret,
-            language: options.language, timeout: options.timeout, retries: options.retries,
+            language: options.language, timeout: options.timeout, maxResponseBytes: options.maxResponseBytes,
+            retries: options.retries,
             schedule: RetrySchedule(retryDelay: options.retryDelay, maxRetryWait: options.maxRetryWait, random: random),
             clock: clock, sleep: sleep, attemptTimer: attemptTimer, observe: options.observer)
     }
@@ -92,4 +93,16 @@ public final class ProfirestApi: Sendable {
     /// let id: String = ProfirestApi.uuid()
     /// ```
     public static func uuid() -> String { UUIDv7.make(now: Date()) }
+}
+
+extension ProfirestApi {
+    /// How far the server's clock is ahead of this device's, in seconds (negative: behind), from the `Date` header of
+    /// the latest answer; nil before the first. Retry-After dates and staff sessions are already measured by the
+    /// server's clock; show this when a register's clock needs setting (the observer hears `.clockOffset` once when it
+    /// is over a minute).
+    ///
+    /// ```swift
+    /// if let offset = api.serverClockOffset, abs(offset) > 60 { warn("Set the register's clock") }
+    /// ```
+    public var serverClockOffset: TimeInterval? { core.serverClock.offset }
 }

@@ -172,6 +172,12 @@ public enum ErrorCode {
     /// Slow down; retry after Retry-After. HTTP 429, retried.
     public static let rateLimited = "rate_limited"
 
+    /// The answer is too large.
+    ///
+    /// The answer's body is longer than the client's maxResponseBytes (64 MiB by default) or the request's; it is not
+    /// read further. Not retried. From the library, never from the server.
+    public static let responseTooLarge = "response_too_large"
+
     /// Restaurant not available.
     ///
     /// The connection may not reach this restaurant. HTTP 403.
@@ -295,6 +301,7 @@ enum ErrorCatalog {
         "quote_already_used": Entry(status: 409, retryable: false, libraryOnly: false, titleCS: "Kalkulace už byla použita", titleEN: "The quote was used already"),
         "quote_expired": Entry(status: 409, retryable: false, libraryOnly: false, titleCS: "Kalkulace vypršela", titleEN: "The quote expired"),
         "rate_limited": Entry(status: 429, retryable: true, libraryOnly: false, titleCS: "Příliš mnoho požadavků", titleEN: "Too many requests"),
+        "response_too_large": Entry(status: 0, retryable: false, libraryOnly: true, titleCS: "Odpověď je příliš velká", titleEN: "The answer is too large"),
         "restaurant_forbidden": Entry(status: 403, retryable: false, libraryOnly: false, titleCS: "Provozovna není dostupná", titleEN: "Restaurant not available"),
         "service_unavailable": Entry(status: 503, retryable: true, libraryOnly: false, titleCS: "Služba je dočasně nedostupná", titleEN: "Service temporarily unavailable"),
         "staff_ambiguous": Entry(status: 409, retryable: false, libraryOnly: false, titleCS: "Stejný PIN má více zaměstnanců", titleEN: "Several employees share this PIN"),

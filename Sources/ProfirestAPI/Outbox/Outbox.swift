@@ -182,14 +182,17 @@ public final class Outbox: Sendable {
 
     /// Sends what waits now, in order, until the queue is empty or a write gets no definitive answer, for a
     /// `BGAppRefreshTask` or a cron job that has a moment of network; returns the status afterwards. It does not
-    /// wait for a Retry-After: it is the app asking now.
+    /// wait out the outbox's own backoff — it is the app asking now — but sends nothing while the server's
+    /// Retry-After holds (the status then shows the writes still waiting).
     ///
     /// ```swift
     /// let status = await outbox.flush()
     /// ```
     @discardableResult
     public func flush() async -> OutboxStatus {
-        await delivering.withAsyncLock { await self.deliver() }
+        await delivering.withAsyncLock {
+            if !self.heldByServer() { await self.deliver() }
+        }
         return status
     }
 
@@ -216,7 +219,16 @@ public final class Outbox: Sendable {
                 }
                 continue
             }
-            let after = await flush()
+            // A round that failed while this waited for the lock (a write handed in, a `flush()`) is waited for
+            // first: its Retry-After holds from its own attempt on.
+            let waited = waitedFor
+            let delivered = await delivering.withAsyncLock { () -> Bool in
+                if self.state.withLock({ $0.failures != waited && $0.retryAt != nil }) { return false }
+                await self.deliver()
+                return true
+            }
+            if !delivered { continue }
+            let after = status
             if after.count == 0 {
                 await waitForWork()
                 continue

@@ -24,6 +24,8 @@ final class Core: Sendable {
     let language: String?
     /// The limit of one attempt, body included.
     let timeout: TimeInterval
+    /// The most bytes of one answer's body (`Options.maxResponseBytes`).
+    let maxResponseBytes: Int
     /// How many times an API call's retryable failure is sent again.
     let retries: Int
     let schedule: RetrySchedule
@@ -34,11 +36,15 @@ final class Core: Sendable {
     let attemptTimer: @Sendable (TimeInterval) async throws -> Void
     /// The `observer` option; nil when nobody listens, so nothing is built for it.
     let observe: (@Sendable (ProfirestEvent) -> Void)?
+    /// The server's time as its answers' `Date` headers tell it.
+    let serverClock = ServerClock()
 
     init(
         base: Result<APIBase, ProfirestUsageError>, transport: any HTTPTransport, store: StateStore,
         authorizer: any RequestAuthorizer, clientID: String? = nil, clientSecret: String? = nil,
-        language: String? = nil, timeout: TimeInterval = 30, retries: Int = 3, schedule: RetrySchedule = RetrySchedule(),
+        language: String? = nil, timeout: TimeInterval = 30,
+        maxResponseBytes: Int = ProfirestApi.Options.defaultMaxResponseBytes, retries: Int = 3,
+        schedule: RetrySchedule = RetrySchedule(),
         clock: @escaping @Sendable () -> Date = { Date() },
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
         attemptTimer: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
@@ -52,6 +58,7 @@ final class Core: Sendable {
         self.clientSecret = clientSecret
         self.language = language
         self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
         self.retries = max(0, retries)
         self.schedule = schedule
         self.clock = clock
@@ -68,6 +75,15 @@ final class Core: Sendable {
 
     /// Whether the transport can read a response in pieces (the event stream).
     var canStream: Bool { transport is any StreamingHTTPTransport }
+
+    /// Notes the server's time from an answer's `Date` and tells the observer, once, of a device clock more than a
+    /// minute off; returns the device's time of the answer.
+    @discardableResult
+    func noteServerTime(_ headers: [String: String]) -> Date {
+        let now = clock()
+        if let offset = serverClock.note(headers, deviceNow: now) { observe?(.clockOffset(seconds: offset)) }
+        return now
+    }
 
     // MARK: Sending
 
@@ -108,7 +124,8 @@ final class Core: Sendable {
             let tokens = try await authorize(request, options: policy.api, staff: staff, renewal: &renewal)
             let httpRequest = HTTPRequest(
                 method: request.method, url: request.target.url, headers: tokens.headers, body: request.body,
-                timeout: streamIdle.map { max(timeout, $0) } ?? timeout)
+                timeout: streamIdle.map { max(timeout, $0) } ?? timeout,
+                maxResponseBytes: streamIdle == nil ? policy.api?.maxResponseBytes ?? maxResponseBytes : nil)
             number += 1
             let observed = observe.map { observe in
                 Observed(observe: observe, level: policy.observation, attempt: ProfirestEvent.Attempt(
@@ -162,7 +179,8 @@ final class Core: Sendable {
             guard let failed else { throw failure }
 
             if try await renew(after: failed, tokens: tokens, options: policy.api, renewal: &renewal) { continue }
-            guard request.replayable, let wait = policy.wait(after: failed, retriesUsed: retriesUsed, schedule: schedule)
+            guard request.replayable, Repetition.mayRepeat(request, after: failed),
+                let wait = policy.wait(after: failed, retriesUsed: retriesUsed, schedule: schedule)
             else {
                 throw UnreachedServer.located(failed, url: request.target.url, attempts: number, since: started, now: clock())
             }

@@ -47,15 +47,23 @@ struct Exchange: Sendable {
         }
         switch answer {
         case .stream(let head):
+            core.noteServerTime(head.headers)
             return .streaming(head)
         case .whole(let response):
+            let deviceNow = core.noteServerTime(response.headers)
+            if let limit = request.maxResponseBytes, response.data.count > limit {
+                // A transport of the app's own that read it all anyway: still not handed on.
+                return .failed(tooLarge(limit), answer: nil)
+            }
             switch response.status {
             case 200..<300, 304:
                 return .succeeded(response)
             case 300..<400:
                 throw errors.redirect(response)
             default:
-                return .failed(errors.fromResponse(response, now: core.clock()), answer: response)
+                // A Retry-After date is counted from the answer's own Date: the device's clock may be hours off.
+                let now = ServerClock.date(in: response.headers, deviceNow: deviceNow) ?? deviceNow
+                return .failed(errors.fromResponse(response, now: now), answer: response)
             }
         }
     }
@@ -100,6 +108,12 @@ struct Exchange: Sendable {
         return .whole(APIResponse(status: head.status, headers: head.headers, data: body))
     }
 
+    private func tooLarge(_ limit: Int) -> ProfirestAPIError {
+        errors.make(
+            ErrorCode.responseTooLarge,
+            detail: "the answer is longer than \(limit) bytes (maxResponseBytes); raise it for this request if it is a download")
+    }
+
     /// A failure without an answer as the error to handle: `timeout`, `network_error`, `certificate_untrusted` or
     /// `invalid_response`. A cancellation, an error the library already made, or a usage error (a transport that
     /// cannot be made as the options ask) goes to the caller as it is.
@@ -107,6 +121,7 @@ struct Exchange: Sendable {
         if let error = error as? ProfirestAPIError { throw error }
         if let error = error as? ProfirestUsageError { throw error }
         if Task.isCancelled || error is CancellationError { throw CancellationError() }
+        if let tooLarge = error as? ResponseTooLarge { return self.tooLarge(tooLarge.limit) }
         return error is AttemptDeadline.Expired
             ? errors.make(ErrorCode.timeout, detail: "no complete answer within \(timeout) s (one attempt, body included)")
             : errors.fromTransport(error)

@@ -48,6 +48,12 @@ public struct RequestOptions: Sendable, Hashable {
     /// .init(timeout: 120)
     /// ```
     public var timeout: TimeInterval?
+    /// The most bytes this answer's body may have instead of the client's `maxResponseBytes`, for a large download.
+    ///
+    /// ```swift
+    /// .init(accept: "application/zip", maxResponseBytes: 2 << 30)
+    /// ```
+    public var maxResponseBytes: Int?
     /// The `Accept` header (default `application/json`).
     ///
     /// ```swift
@@ -87,6 +93,7 @@ public struct RequestOptions: Sendable, Hashable {
     ///   - contentType: the body's `Content-Type` instead of its own; nil keeps the body's.
     ///   - headers: extra headers; `Authorization` and `Profirest-Staff-Token` go through `auth` and `staff` only.
     ///   - auth: the `Authorization`: `.auto`, `.none` for a public endpoint, or `.bearer(…)` for another token.
+    ///   - maxResponseBytes: the most bytes the answer's body may have; nil keeps the client's `maxResponseBytes`.
     ///
     /// ```swift
     /// RequestOptions(query: ["channel": "pos"], staff: .required)
@@ -94,7 +101,8 @@ public struct RequestOptions: Sendable, Hashable {
     public init(
         query: [String: QueryValue] = [:], idempotencyKey: IdempotencyKey = .auto, ifMatch: String? = nil,
         ifNoneMatch: String? = nil, staff: Staff = .auto, retries: Int? = nil, timeout: TimeInterval? = nil,
-        accept: String? = nil, contentType: String? = nil, headers: [String: String] = [:], auth: Auth = .auto
+        accept: String? = nil, contentType: String? = nil, headers: [String: String] = [:], auth: Auth = .auto,
+        maxResponseBytes: Int? = nil
     ) {
         self.query = query
         self.idempotencyKey = idempotencyKey
@@ -107,6 +115,7 @@ public struct RequestOptions: Sendable, Hashable {
         self.contentType = contentType
         self.headers = headers
         self.auth = auth
+        self.maxResponseBytes = maxResponseBytes
     }
 }
 
@@ -198,7 +207,7 @@ extension RequestOptions: CustomStringConvertible, CustomDebugStringConvertible,
         [
             ("query", query), ("idempotencyKey", idempotencyKey), ("ifMatch", ifMatch as Any),
             ("ifNoneMatch", ifNoneMatch as Any), ("staff", staff), ("retries", retries as Any),
-            ("timeout", timeout as Any), ("accept", accept as Any), ("contentType", contentType as Any),
+            ("timeout", timeout as Any), ("maxResponseBytes", maxResponseBytes as Any), ("accept", accept as Any), ("contentType", contentType as Any),
             ("headers", RedactedFields.headersValue(headers)), ("auth", auth),
         ]
     }

@@ -37,6 +37,54 @@ extension SendPolicy {
     ]
 }
 
+/// Whether a failed request may go out again, by RFC 9110 §9.2.2: a client repeats a request automatically only when
+/// the server cannot have acted on it, or when acting twice does no harm.
+///
+/// | failure                                                        | idempotent method, Idempotency-Key or If-Match | other (a POST with `.none`, a PATCH without key or If-Match) |
+/// |----------------------------------------------------------------|-----------|-----------|
+/// | nothing was sent: no connection, DNS, TLS handshake, offline   | retried   | retried   |
+/// | 429, 503: the server says it did not handle the request        | retried   | retried   |
+/// | cut off or silent after sending (a timeout, a lost connection, an answer cut mid-head or mid-body), 500, 502, 504 | retried | sent once |
+///
+/// A request with If-Match counts as safe: once the first one has changed the resource, its ETag no longer matches
+/// and a repeat is refused with 412 instead of being applied twice.
+enum Repetition {
+    /// RFC 9110 §9.2.2's idempotent methods.
+    static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+
+    /// Transport failures that happen before the request leaves the device: what `URLSessionTransport` and
+    /// `CurlTransport` throw when no connection was made, a transport of the app's own should throw the same.
+    static let nothingSentCodes: Set<URLError.Code> = [
+        .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .notConnectedToInternet, .secureConnectionFailed,
+        .internationalRoamingOff, .callIsActive, .dataNotAllowed, .badURL, .unsupportedURL,
+        .clientCertificateRejected, .clientCertificateRequired, .serverCertificateUntrusted,
+        .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+    ]
+
+    /// Whether the server may get `request` twice without harm.
+    static func safe(_ request: OutgoingRequest) -> Bool {
+        request.knownSafeToRepeat || idempotentMethods.contains(request.method)
+            || HTTPHeaders.value(RequestOptions.IdempotencyKey.header, in: request.headers) != nil
+            || HTTPHeaders.value("If-Match", in: request.headers) != nil
+    }
+
+    /// Whether `failure` leaves `request` free to go again (the catalog then decides whether it is worth it).
+    static func mayRepeat(_ request: OutgoingRequest, after failure: ProfirestAPIError) -> Bool {
+        if safe(request) { return true }
+        switch failure.status {
+        case 0: return nothingSent(failure)
+        case 429, 503: return true
+        default: return false
+        }
+    }
+
+    /// Whether the transport failed before any byte of the request left the device.
+    static func nothingSent(_ failure: ProfirestAPIError) -> Bool {
+        guard failure.status == 0, let error = failure.underlyingError as? URLError else { return false }
+        return nothingSentCodes.contains(error.code)
+    }
+}
+
 /// The reference's retry table: the doubling `retryDelay` with jitter, and a Retry-After that wins unless it is
 /// longer than `maxRetryWait` (then the error goes to the caller with its seconds).
 struct RetrySchedule: Sendable {

@@ -84,6 +84,13 @@ package final class OwnedLock: @unchecked Sendable {
         return try await LockTicket.$held.withValue(LockTicket.held + [ticket]) { try await body() }
     }
 
+    /// How many callers wait for the lock now: a moment's figure, for a test that needs a caller to be queued.
+    package var waiting: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count
+    }
+
     private func tryAcquire(_ ticket: LockTicket) -> Bool {
         condition.lock()
         defer { condition.unlock() }

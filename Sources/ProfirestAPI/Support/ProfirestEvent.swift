@@ -102,6 +102,14 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
     /// case .stateSaved:
     /// ```
     case stateSaved
+    /// The device's clock differs from the server's by more than a minute (`seconds` is the server's time minus the
+    /// device's, from the `Date` header of an answer): Retry-After dates and staff sessions are measured by the
+    /// server's time regardless, but a punch's `occurred_at` is the device's time. Said once per client.
+    ///
+    /// ```swift
+    /// case .clockOffset(let seconds):
+    /// ```
+    case clockOffset(seconds: TimeInterval)
 
     /// One attempt of one request, as much as is safe to log.
     ///
@@ -274,6 +282,8 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
         case .transportFallback(let reason): return "transport: \(reason); using URLSessionTransport"
         case .stateNotSaved(let reason): return "state not saved, kept in memory: \(reason)"
         case .stateSaved: return "state saved"
+        case .clockOffset(let seconds):
+            return "clock: the device's clock is \(Int(abs(seconds).rounded())) s \(seconds > 0 ? "behind" : "ahead of") the server's"
         }
     }
 }

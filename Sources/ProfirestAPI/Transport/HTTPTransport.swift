@@ -63,6 +63,10 @@ public struct HTTPRequest: Sendable, Hashable {
     /// urlRequest.timeoutInterval = request.timeout
     /// ```
     public var timeout: TimeInterval
+    /// The most bytes the answer's body may have, or nil for no limit: a transport should stop reading there and
+    /// throw ``ResponseTooLarge`` (a Content-Length beyond it before reading the body); the library checks what a
+    /// transport returns as well.
+    public var maxResponseBytes: Int?
 
     /// Makes a request, for a test that calls a transport directly.
     ///
@@ -72,16 +76,21 @@ public struct HTTPRequest: Sendable, Hashable {
     ///   - headers: the headers to send, exactly as named.
     ///   - body: the body bytes; nil for none.
     ///   - timeout: how long the attempt may take in seconds, body included, 30 by default.
+    ///   - maxResponseBytes: the most bytes the answer's body may have; nil for no limit.
     ///
     /// ```swift
     /// HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"])
     /// ```
-    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 30) {
+    public init(
+        method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 30,
+        maxResponseBytes: Int? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
     }
 
     /// Reads a header without regard to the case of its name, since HTTP header names are case-insensitive.

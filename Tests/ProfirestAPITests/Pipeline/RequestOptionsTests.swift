@@ -79,8 +79,8 @@ final class RequestOptionsTests: XCTestCase {
         XCTAssertEqual(String(reflecting: options), description)
         XCTAssertEqual(
             Mirror(reflecting: options).children.map(\.label),
-            ["query", "idempotencyKey", "ifMatch", "ifNoneMatch", "staff", "retries", "timeout", "accept", "contentType",
-             "headers", "auth"])
+            ["query", "idempotencyKey", "ifMatch", "ifNoneMatch", "staff", "retries", "timeout", "maxResponseBytes", "accept",
+             "contentType", "headers", "auth"])
         let dump = dumped(options)
         XCTAssertTrue(dump.contains("trace-42"), dump)
         for text in [description, dump] {

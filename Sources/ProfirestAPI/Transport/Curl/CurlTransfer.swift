@@ -37,6 +37,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headBytes = 0
     private var headDone = false
     private var malformedHead: String?
+    /// The answer went past `request.maxResponseBytes`: the transfer was aborted, nothing more is read.
+    private var tooLarge = false
     private var body = Data()
 
     /// The most a response's head (status line and headers) may take; past that the reply is not what the API sends.
@@ -223,6 +225,16 @@ final class CurlTransfer: @unchecked Sendable {
             return true
         }
         if text.isEmpty {
+            if status >= 200, case .whole = waiter, request.method != "HEAD", let limit = request.maxResponseBytes,
+                let declared = headers.first(where: { $0.key.lowercased() == "content-length" }).flatMap({ Int($0.value) })
+            {
+                // Refused before a byte of the body is read; otherwise room for it at once, not grown by copies.
+                if declared > limit {
+                    tooLarge = true
+                    return false
+                }
+                body.reserveCapacity(declared)
+            }
             if status >= 200 {
                 headDone = true
                 deliverHead()
@@ -252,6 +264,10 @@ final class CurlTransfer: @unchecked Sendable {
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         switch waiter {
         case .whole:
+            if let limit = request.maxResponseBytes, body.count + bytes.count > limit {
+                tooLarge = true
+                return 0  // aborts the transfer
+            }
             body.append(contentsOf: bytes)
             return bytes.count
         case .stream(_, let streamBody):
@@ -270,6 +286,15 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Ends the transfer with libcurl's result; the caller is answered exactly once.
     func complete(result: Int32) {
+        if tooLarge {
+            fail(ResponseTooLarge(limit: request.maxResponseBytes ?? 0))
+            return
+        }
+        if result == PFC_E_OK, status != 0, !headDone {
+            // The connection closed inside the head: libcurl may call that a complete answer, it is a cut one.
+            fail(URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: "the answer ended inside its head"]))
+            return
+        }
         if result == PFC_E_OK {
             // A response whose status line the callback did not see (it always should): libcurl's own reading.
             if status == 0, let easy {
