@@ -120,6 +120,7 @@ final class CurlTransfer: @unchecked Sendable {
 
         try setMethodAndBody(easy)
         try setHeaders(easy)
+        setContentDecoding(easy)
 
         pfc_easy_setopt_callback(easy, Int32(PFC_OPT_HEADERFUNCTION)) { data, size, count, context in
             guard let data, let context else { return 0 }
@@ -194,6 +195,18 @@ final class CurlTransfer: @unchecked Sendable {
         }
         headerList = list
         pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_HTTPHEADER), list)
+    }
+
+    /// Compressed answers, as URLSession has them: without an `Accept-Encoding` of the caller's, libcurl offers every
+    /// encoding it was built with (gzip and deflate always; br and zstd when built in) and hands over the decoded
+    /// body, chunk by chunk as it comes, so a stream stays live. A caller who sets `Accept-Encoding` chose the
+    /// encodings and gets the body exactly as the server sent it, still encoded — as with curl.
+    private func setContentDecoding(_ easy: UnsafeMutableRawPointer) {
+        if request.header("Accept-Encoding") == nil {
+            pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_ACCEPT_ENCODING), "")
+        } else {
+            pfc_easy_setopt_long(easy, Int32(PFC_OPT_HTTP_CONTENT_DECODING), 0)
+        }
     }
 
     // MARK: Receiving (libcurl's callbacks, on the engine's thread)
@@ -292,6 +305,14 @@ final class CurlTransfer: @unchecked Sendable {
             headers = [:]
             headDone = true
             succeed()
+            return
+        }
+        if result == PFC_E_BAD_CONTENT_ENCODING {
+            // The body said it was compressed and was not what it said: the API never sends that.
+            let encoding = HTTPHeaders.value("Content-Encoding", in: headers) ?? "unknown"
+            let reason = "the body could not be decoded from its Content-Encoding \"\(encoding)\" "
+                + "(libcurl: \(String(cString: pfc_easy_strerror(result))))"
+            fail(URLError(.cannotParseResponse, userInfo: [NSLocalizedDescriptionKey: reason]))
             return
         }
         fail(LibCurl.error(result))
