@@ -197,16 +197,13 @@ final class CurlTransfer: @unchecked Sendable {
         pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_HTTPHEADER), list)
     }
 
-    /// Compressed answers, as URLSession has them: without an `Accept-Encoding` of the caller's, libcurl offers every
-    /// encoding it was built with (gzip and deflate always; br and zstd when built in) and hands over the decoded
-    /// body, chunk by chunk as it comes, so a stream stays live. A caller who sets `Accept-Encoding` chose the
-    /// encodings and gets the body exactly as the server sent it, still encoded — as with curl.
+    /// Compressed answers, as URLSession has them: libcurl offers every encoding it was built with (gzip and deflate
+    /// always; br and zstd when built in) and hands over the decoded body, chunk by chunk as it comes, so a stream
+    /// stays live. A caller's own `Accept-Encoding` header goes instead of libcurl's, and an answer in an encoding
+    /// libcurl knows still comes decoded — what URLSession does on every platform (checked on Linux), so one code
+    /// reads the same bytes with either transport.
     private func setContentDecoding(_ easy: UnsafeMutableRawPointer) {
-        if request.header("Accept-Encoding") == nil {
-            pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_ACCEPT_ENCODING), "")
-        } else {
-            pfc_easy_setopt_long(easy, Int32(PFC_OPT_HTTP_CONTENT_DECODING), 0)
-        }
+        pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_ACCEPT_ENCODING), "")
     }
 
     // MARK: Receiving (libcurl's callbacks, on the engine's thread)
