@@ -8,10 +8,12 @@ import XCTest
 /// spread over the reconnection time (`retry: 2500` → 1.875…3.125 s), not in one burst, and lose no event.
 ///
 /// The reconnections are timed where the feeds ask for the stream (a transport that notes each `stream` call). The
-/// slices are 100 ms of wall time; the jitter spreads 1,000 reconnections about 8 % to a slice, so the 20 % bound
-/// holds on a loaded machine too. `PROFIREST_FLEET` sets the size (1,000 by default).
+/// slices are 100 ms of wall time; the jitter spreads the reconnections about 8 % to a slice, so the 20 % bound
+/// holds on a loaded machine too. 200 feeds by default, which the test suite starts in about 20 s; `PROFIREST_FLEET`
+/// sets another size (1,000 took 84 s to start and 190 s in all with both cores busy: 9 % in the fullest slice, no
+/// event lost). The generator writes about 100 events a second in all, whatever the size.
 final class FleetReconnectIntegrationTests: XCTestCase {
-    private var count: Int { Int(ProcessInfo.processInfo.environment["PROFIREST_FLEET"] ?? "") ?? 1000 }
+    private var count: Int { Int(ProcessInfo.processInfo.environment["PROFIREST_FLEET"] ?? "") ?? 200 }
 
     func testAFleetWhoseStreamsAreCutAtOnceComesBackSpreadOutAndLosesNoEvent() async throws {
         let count = self.count
@@ -55,7 +57,7 @@ final class FleetReconnectIntegrationTests: XCTestCase {
         XCTAssertTrue(streaming, "\(watchers.filter(\.isStreaming).count) of \(count) feeds streaming")
         let setUp = Date().timeIntervalSince(began)
 
-        try await sandbox.admin("POST", "events/generator", ["rate": 0.5, "client_id": "moje-aplikace"])
+        try await sandbox.admin("POST", "events/generator", ["rate": .number(100 / Double(count)), "client_id": "moje-aplikace"])
         let flowing = await waitUntil(60) { delivered.restaurantsWithEvents >= count / 2 }
         XCTAssertTrue(flowing, "events reach the feeds: \(delivered.restaurantsWithEvents) restaurants have some")
 
@@ -63,9 +65,11 @@ final class FleetReconnectIntegrationTests: XCTestCase {
         let cut = Date()
         let answer = try await sandbox.raw("POST", "/_sandbox/stream/cut", json: [String: Any]()) as? [String: Any]
         XCTAssertEqual(answer?["cut"] as? Int, count, "every stream was cut at once")
-        let back = await waitUntil(60) { openings.count - before >= count && watchers.allSatisfy(\.isStreaming) }
+        let back = await waitUntil(60) { openings.count - before >= count }
         XCTAssertTrue(back, "\(openings.count - before) of \(count) feeds reconnected")
         let times = openings.since(before).map { $0.timeIntervalSince(cut) }
+        let streamingAgain = await waitUntil(60) { watchers.allSatisfy(\.isStreaming) }
+        XCTAssertTrue(streamingAgain, "\(watchers.filter(\.isStreaming).count) of \(count) feeds streaming again")
 
         // Events go on for a while after the fleet is back, then stop; every feed then catches up.
         try await Task.sleep(nanoseconds: 2_000_000_000)
@@ -92,7 +96,7 @@ final class FleetReconnectIntegrationTests: XCTestCase {
             }
         }
         let total = truth.map(\.count).reduce(0, +)
-        XCTAssertGreaterThan(total, count * 2, "the generator wrote before, during and after the cut")
+        XCTAssertGreaterThan(total, 400, "the generator wrote before, during and after the cut")
         let caughtUp = await waitUntil(60) { (0..<count).allSatisfy { delivered.ids(of: $0).count >= truth[$0].count } }
         XCTAssertTrue(caughtUp, "every feed caught up")
         let snapshot = delivered.snapshot
