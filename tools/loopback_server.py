@@ -26,6 +26,8 @@ Routes (any method):
                      br and zstd as stored blocks, valid but not smaller), or ?corrupt=1 for a gzip header
                      followed by bytes that are no deflate data; X-Seen-Accept-Encoding says what the request
                      asked for ("(none)" without the header)
+  /v2/big-list       a ~200 KB StaffMemberPage (1,600 members), gzip-compressed with ?encoding=gzip (`make bench`:
+                     a large list over a slow path, compressed or not)
   /v2/encoded-stream text/event-stream in gzip: one frame, flushed, then nothing until the client goes
   /v2/huge-head      200 with a 100 KB header (more than any client should accept)
   /v2/bad-status     an answer whose status line is not HTTP
@@ -59,6 +61,16 @@ STAFF = json.dumps({
     ],
     "next_cursor": None,
 }, ensure_ascii=False).encode()
+
+BIG_LIST = json.dumps({
+    "data": [
+        {"id": f"emp_{i}", "name": f"Zaměstnanec číslo {i} ze směny {i % 7}", "role": ("waiter", "cook", "manager")[i % 3],
+         "active": i % 5 != 0, "card_registered": i % 2 == 0}
+        for i in range(1, 1601)
+    ],
+    "next_cursor": None,
+}, ensure_ascii=False).encode()
+BIG_LIST_GZIP = zlib.compress(BIG_LIST, wbits=31)
 
 
 def brotli_stored(data):
@@ -230,6 +242,11 @@ class Handler(asyncio.Protocol):
             extra = [] if encoding == "identity" else [("Content-Encoding", encoding)]
             t.write(response(200, "OK", data, [("Content-Type", "application/json"), ("X-Seen-Accept-Encoding", seen),
                                                *extra], close))
+        elif path == "/v2/big-list":
+            gzip = dict(urllib.parse.parse_qsl(query)).get("encoding") == "gzip"
+            extra = [("Content-Encoding", "gzip")] if gzip else []
+            t.write(response(200, "OK", BIG_LIST_GZIP if gzip else BIG_LIST,
+                             [("Content-Type", "application/json"), *extra], close))
         elif path == "/v2/encoded-stream":
             compressor = zlib.compressobj(wbits=31)
             data = compressor.compress(b"id: 1\ndata: frame 1\n\n") + compressor.flush(zlib.Z_SYNC_FLUSH)

@@ -74,13 +74,23 @@ final class CompressedAnswersTests: XCTestCase {
             let streaming = try await kind.make().stream(HTTPRequest(
                 method: "GET", url: server.url("/v2/encoded-stream"), timeout: 10))
             XCTAssertEqual(streaming.status, 200, "\(kind)")
-            var text = ""
-            for try await chunk in streaming.body {
-                text += String(decoding: chunk, as: UTF8.self)
-                if text.hasSuffix("\n\n") { break }
+            // The server never ends this answer: a transport that does not decode would leave the loop waiting, so
+            // the body is closed after 10 s whatever came.
+            let body = streaming.body
+            let deadline = Task {
+                try await Task.sleep(nanoseconds: 10_000_000_000)
+                await body.close()
             }
+            var text = ""
+            do {
+                for try await chunk in body {
+                    text += String(decoding: chunk, as: UTF8.self)
+                    if text.hasSuffix("\n\n") || text.utf8.count > 64 { break }
+                }
+            } catch {}
+            deadline.cancel()
             XCTAssertEqual(text, "id: 1\ndata: frame 1\n\n", "\(kind)")
-            await streaming.body.close()
+            await body.close()
         }
     }
 
