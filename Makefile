@@ -175,7 +175,8 @@ demo: venv
 ## benchmarks/results/latest.json, then the chart benchmarks/results/figures.png (about 25 minutes). BENCH_SKIP leaves
 ## parts out (e.g. BENCH_SKIP=build,stampede,idle). Parts: get, post, curl (the loopback GET/POST comparison; curl = the
 ## direct-libcurl floor), sse, idle (quiet streams, 2 min 30 s), paging, stampede, outbox, net50 (the +50 ms network; as
-## root it puts the harness's CA in the system store for raw URLSession and removes it at the end), partner (1,000
+## root it puts the harness's CA in the system store for raw URLSession and removes it at the end), compress (a 200 KB
+## list over the +50 ms path, gzip vs plain; needs nginx), partner (1,000
 ## restaurants: memory, threads, idle CPU, latency, failing feeds, gaps, TCP connections through nginx; about 3 min),
 ## build. One part alone: .build/release/ProfirestBench --only partner (--idle-seconds 60, --net-rounds 7,
 ## --partner-connections 1000 set their size).

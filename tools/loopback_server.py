@@ -22,6 +22,13 @@ Routes (any method):
   /v2/quiet-stream   text/event-stream: one comment, then nothing until the client goes (an idle feed)
   /v2/flood          text/event-stream written as fast as the client takes it (64 KB frames, at most 1 GB);
                      /v2/flood-sent tells how many bytes the server got rid of so far (back-pressure seen from here)
+  /v2/encoded        the /v2/staff page with Content-Encoding: ?encoding= (gzip, deflate, br, zstd, identity;
+                     br and zstd as stored blocks, valid but not smaller), or ?corrupt=1 for a gzip header
+                     followed by bytes that are no deflate data; X-Seen-Accept-Encoding says what the request
+                     asked for ("(none)" without the header)
+  /v2/big-list       a ~200 KB StaffMemberPage (1,600 members), gzip-compressed with ?encoding=gzip (`make bench`:
+                     a large list over a slow path, compressed or not)
+  /v2/encoded-stream text/event-stream in gzip: one frame, flushed, then nothing until the client goes
   /v2/huge-head      200 with a 100 KB header (more than any client should accept)
   /v2/bad-status     an answer whose status line is not HTTP
   CONNECT, or a request in absolute form (http://…): 407 with Proxy-Authenticate: Basic realm="loopback-proxy" — a
@@ -45,6 +52,7 @@ import json
 import socket
 import sys
 import urllib.parse
+import zlib
 
 STAFF = json.dumps({
     "data": [
@@ -53,6 +61,73 @@ STAFF = json.dumps({
     ],
     "next_cursor": None,
 }, ensure_ascii=False).encode()
+
+BIG_LIST = json.dumps({
+    "data": [
+        {"id": f"emp_{i}", "name": f"Zaměstnanec číslo {i} ze směny {i % 7}", "role": ("waiter", "cook", "manager")[i % 3],
+         "active": i % 5 != 0, "card_registered": i % 2 == 0}
+        for i in range(1, 1601)
+    ],
+    "next_cursor": None,
+}, ensure_ascii=False).encode()
+BIG_LIST_GZIP = zlib.compress(BIG_LIST, wbits=31)
+
+
+def brotli_stored(data):
+    """`data` as a brotli stream of uncompressed meta-blocks (RFC 7932 §9.2): valid for any decoder, not smaller."""
+    out = bytearray()
+    bits = [0, 0]  # the pending bits and how many
+
+    def put(value, count):
+        bits[0] |= value << bits[1]
+        bits[1] += count
+        while bits[1] >= 8:
+            out.append(bits[0] & 0xFF)
+            bits[0] >>= 8
+            bits[1] -= 8
+
+    def align():
+        if bits[1]:
+            out.append(bits[0] & 0xFF)
+            bits[0] = bits[1] = 0
+
+    put(0, 1)  # WBITS = 16
+    for start in range(0, len(data), 16384):
+        block = data[start:start + 16384]
+        put(0, 1)  # ISLAST = 0
+        put(0, 2)  # MNIBBLES = 4
+        put(len(block) - 1, 16)
+        put(1, 1)  # ISUNCOMPRESSED
+        align()
+        out.extend(block)
+    put(1, 1)  # ISLAST
+    put(1, 1)  # ISLASTEMPTY
+    align()
+    return bytes(out)
+
+
+def zstd_raw(data):
+    """`data` as one zstd frame of raw blocks (RFC 8878): valid for any decoder, not smaller."""
+    out = bytearray(b"\x28\xb5\x2f\xfd")  # the magic number
+    out += bytes([0x00, 0x38])  # no content size, checksum or dictionary; a 128 KB window
+    blocks = [data[i:i + 65536] for i in range(0, len(data), 65536)] or [b""]
+    for index, block in enumerate(blocks):
+        header = (1 if index == len(blocks) - 1 else 0) | (len(block) << 3)  # Block_Type 0: raw
+        out += header.to_bytes(3, "little")
+        out += block
+    return bytes(out)
+
+
+def encode(data, encoding):
+    if encoding == "gzip":
+        return zlib.compress(data, wbits=31)
+    if encoding == "deflate":
+        return zlib.compress(data)  # HTTP's deflate is the zlib format (RFC 9110 §8.4.1.2)
+    if encoding == "br":
+        return brotli_stored(data)
+    if encoding == "zstd":
+        return zstd_raw(data)
+    return data
 
 
 def response(status, reason, body=b"", headers=(), close=False):
@@ -157,6 +232,27 @@ class Handler(asyncio.Protocol):
             return
         elif path == "/v2/flood-sent":
             t.write(response(200, "OK", json.dumps(FLOOD).encode(), [("Content-Type", "application/json")], close))
+        elif path == "/v2/encoded":
+            options = dict(urllib.parse.parse_qsl(query))
+            encoding = options.get("encoding", "gzip")
+            data = encode(STAFF, encoding)
+            if options.get("corrupt"):
+                data = zlib.compress(STAFF, wbits=31)[:10] + b"\xff" * 32  # block type 3 does not exist
+            seen = headers.get("accept-encoding", "(none)")
+            extra = [] if encoding == "identity" else [("Content-Encoding", encoding)]
+            t.write(response(200, "OK", data, [("Content-Type", "application/json"), ("X-Seen-Accept-Encoding", seen),
+                                               *extra], close))
+        elif path == "/v2/big-list":
+            gzip = dict(urllib.parse.parse_qsl(query)).get("encoding") == "gzip"
+            extra = [("Content-Encoding", "gzip")] if gzip else []
+            t.write(response(200, "OK", BIG_LIST_GZIP if gzip else BIG_LIST,
+                             [("Content-Type", "application/json"), *extra], close))
+        elif path == "/v2/encoded-stream":
+            compressor = zlib.compressobj(wbits=31)
+            data = compressor.compress(b"id: 1\ndata: frame 1\n\n") + compressor.flush(zlib.Z_SYNC_FLUSH)
+            t.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\n"
+                    b"Transfer-Encoding: chunked\r\n\r\n" + f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            return
         elif path == "/v2/huge-head":
             t.write(response(200, "OK", b"{}", [("Content-Type", "application/json"), ("X-Big", "a" * 100_000)], close))
         elif path == "/v2/bad-status":

@@ -31,7 +31,8 @@
 //
 // Parts, in the order they run: get, post, curl (the three share the interleaved rounds above: a variant runs when a
 // part it serves is chosen), sse (EventStream.swift), idle (IdleStreams.swift), paging (Paging.swift), stampede
-// (Stampede.swift), outbox (OutboxBench.swift: the outbox's durable writes), net50 (RealNetwork.swift), partner
+// (Stampede.swift), outbox (OutboxBench.swift: the outbox's durable writes), net50 (RealNetwork.swift), compress
+// (Compression.swift: a 200 KB list at +50 ms, gzip vs plain), partner
 // (PartnerBench.swift: a thousand restaurants in one process), build (BuildTimes.swift). `--only <part>` runs one part; `--skip a,b` leaves parts out (`make bench BENCH_SKIP=build`).
 // See BENCHMARKS.md.
 import Foundation
@@ -443,7 +444,7 @@ func setup(_ group: Group, _ settings: Settings) -> String {
 }
 
 /// The parts of the bench, in the order they run (get, post and curl share one interleaved comparison).
-let parts = ["get", "post", "curl", "sse", "idle", "paging", "stampede", "outbox", "net50", "partner", "build"]
+let parts = ["get", "post", "curl", "sse", "idle", "paging", "stampede", "outbox", "net50", "compress", "partner", "build"]
 
 /// The parts `--only` and `--skip` leave to run.
 func chosenParts(_ settings: Settings) throws -> [String] {
@@ -490,6 +491,7 @@ func run() async throws {
     if chosen.contains("paging") { try save(try await pagingResults(CommandLine.arguments)) }
     if chosen.contains("stampede") { try save(try await stampedeResults(CommandLine.arguments)) }
     if chosen.contains("net50") { try save(try await realNetworkResults(CommandLine.arguments)) }
+    if chosen.contains("compress") { try save(try await compressionResults(CommandLine.arguments)) }
     if chosen.contains("outbox") { try save(try await outboxResults(CommandLine.arguments)) }
     if chosen.contains("partner") { try save(try await partnerResults(CommandLine.arguments)) }
     // Last: a clean build takes both cores for minutes.

@@ -94,6 +94,7 @@ void pfc_slist_free_all(void *list);
 #define PFC_OPT_HTTPGET 80
 #define PFC_OPT_HTTP_VERSION 84
 #define PFC_OPT_NOSIGNAL 99
+#define PFC_OPT_ACCEPT_ENCODING 10102
 #define PFC_OPT_PRIVATE 10103
 #define PFC_OPT_TCP_NODELAY 121
 #define PFC_OPT_TIMEOUT_MS 155

@@ -20,7 +20,7 @@ extension EventFeedReader {
             return
         } catch let error as ProfirestAPIError where error.code == ErrorCode.networkError {
             feed.core.observe?(.feed(.dropped))
-            try await reconnectLater(healthy: false, lived: 0)
+            try await reconnectLater(healthy: false)
             return
         }
         guard Self.isEventStream(head) else {
@@ -46,7 +46,7 @@ extension EventFeedReader {
             schedule.streamStartedTooSlowly(now: feed.now)
             return
         }
-        try await reconnectLater(healthy: outcome.healthy, lived: feed.now.timeIntervalSince(opened))
+        try await reconnectLater(healthy: outcome.healthy)
     }
 
     /// Takes over what the connection achieved, whichever way it ended.
@@ -57,8 +57,10 @@ extension EventFeedReader {
         if let retry = outcome.retry { schedule.serverRetry(milliseconds: retry) }
     }
 
-    mutating func reconnectLater(healthy: Bool, lived: TimeInterval) async throws {
-        if let delay = schedule.streamDropped(healthy: healthy, lived: lived, now: feed.now) {
+    /// Waits as `FeedSchedule` says after a connection ended; the jitter's random number is the client's, which
+    /// tests pin.
+    mutating func reconnectLater(healthy: Bool) async throws {
+        if let delay = schedule.streamDropped(healthy: healthy, unit: feed.core.schedule.random(), now: feed.now) {
             try await wait(delay)
         }
     }

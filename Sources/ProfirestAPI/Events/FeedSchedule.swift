@@ -5,6 +5,8 @@ import Foundation
 struct FeedSchedule: Sendable {
     /// A dropped connection is retried after this, then twice this (or the server's `retry` field, doubled).
     static let reconnectDelay: TimeInterval = 2
+    /// How far the wait after a healthy stream's end strays from the reconnection time, either way.
+    static let reconnectJitter = 0.25
     /// After this many dropped connections in a row the feed polls for `pollAfterDrops`, then tries again.
     static let dropsBeforePolling = 3
     static let pollAfterDrops: TimeInterval = 60
@@ -43,15 +45,17 @@ struct FeedSchedule: Sendable {
     }
 
     /// A stream connection ended or could not be made. `healthy` when it brought events or keep-alives first: its
-    /// end is no failure (a proxy's idle timeout, a load balancer moving it) and, once it had been up longer than the
-    /// reconnection delay, it is opened again at once. Only connections in a row that never became healthy count
-    /// toward polling. Returns the wait before connecting again, or nil when the feed should poll now (the stream
-    /// is tried again a minute later).
-    mutating func streamDropped(healthy: Bool, lived: TimeInterval, now: Date) -> TimeInterval? {
+    /// end is no failure (a proxy's idle timeout, a load balancer moving it, the event service restarting) and does
+    /// not count toward polling, but the feed waits the reconnection time ±25 % (`unit`, 0..<1, picks where in that
+    /// range) before connecting again, as the event-stream model says — so that a fleet whose streams the server cut
+    /// at once comes back spread over a second rather than in one burst. Only connections in a row that never
+    /// became healthy count toward polling; they wait 2 s, then 4 s (or the server's `retry`, doubled). Returns the
+    /// wait before connecting again, or nil when the feed should poll now (the stream is tried again a minute later).
+    mutating func streamDropped(healthy: Bool, unit: Double, now: Date) -> TimeInterval? {
         if healthy {
             drops = 0
             slowStarts = 0
-            return lived >= reconnectDelay ? 0 : reconnectDelay
+            return reconnectDelay * (1 - Self.reconnectJitter + 2 * Self.reconnectJitter * min(max(unit, 0), 1))
         }
         drops += 1
         if drops >= Self.dropsBeforePolling {

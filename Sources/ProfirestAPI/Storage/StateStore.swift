@@ -182,18 +182,46 @@ final class StateStore: Sendable {
     func replaceConnection<T: Sendable>(
         from origin: String? = nil, _ transform: @escaping @Sendable (inout StoredState) throws -> T
     ) async throws -> T {
-        try await exclusive { access in
-            var state = try await access.read()
-            let result = try transform(&state)
-            defer { self.bumpGeneration() }
-            do {
-                try await access.write(state)
-            } catch {
-                self.cache.withLock { if $0.unsaved != nil { $0.unsavedConnection = origin } }
-                throw error
+        let reached = Locked(false)
+        do {
+            return try await exclusive { access in
+                var state = try await access.read()
+                let result = try transform(&state)
+                reached.withLock { $0 = true }
+                defer { self.bumpGeneration() }
+                do {
+                    try await access.write(state)
+                } catch {
+                    self.cache.withLock { if $0.unsaved != nil { $0.unsavedConnection = origin } }
+                    throw error
+                }
+                return result
             }
-            return result
+        } catch let error as StorageError where !reached.withLock({ $0 }) {
+            // The lock or the read failed, after the server issued the connection: it is kept all the same, built on
+            // the last document known, and written once the storage can be locked and read again.
+            guard case .success(var state) = known else { throw error }
+            let base = state
+            _ = try transform(&state)
+            keep(state, over: base, because: error, origin: origin)
+            bumpGeneration()
+            throw error
         }
+    }
+
+    /// Makes `state` the document this process uses while the storage cannot take it (see `save`).
+    private func keep(_ state: StoredState, over stored: StoredState, because failure: StorageError, origin: String?) {
+        let (first, startRetrying) = cache.withLock { c -> (Bool, Bool) in
+            let first = c.unsaved == nil
+            c.unsaved = Unsaved(state: state, base: c.unsaved?.base ?? stored, error: failure)
+            c.state = state
+            if origin != nil { c.unsavedConnection = origin }
+            let start = !c.retrying
+            c.retrying = true
+            return (first, start)
+        }
+        if first { onUnsavedChange?(failure) }
+        if startRetrying { retryUnsaved() }
     }
 
     /// Whether the connection waiting in memory for a write came from `origin` (see `replaceConnection(from:_:)`).
@@ -279,16 +307,7 @@ final class StateStore: Sendable {
         } catch {
             let failure = error as? StorageError
                 ?? StorageError(kind: .unwritable, path: location, reason: "the state could not be written: \(error)")
-            let (first, startRetrying) = cache.withLock { c -> (Bool, Bool) in
-                let first = c.unsaved == nil
-                c.unsaved = Unsaved(state: state, base: c.unsaved?.base ?? stored, error: failure)
-                c.state = state
-                let start = !c.retrying
-                c.retrying = true
-                return (first, start)
-            }
-            if first { onUnsavedChange?(failure) }
-            if startRetrying { retryUnsaved() }
+            keep(state, over: stored, because: failure, origin: nil)
             throw failure
         }
         let wasUnsaved = cache.withLock { c -> Bool in

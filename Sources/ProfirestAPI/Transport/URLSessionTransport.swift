@@ -231,7 +231,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
                 if expired { throw URLError(.timedOut) }
                 // The delegate cancelled the challenge, not the caller: the 401 is the answer.
                 if let challenged { return challenged }
-                throw error
+                throw Self.undecodableBody(error) ?? error
             }
             var head = SessionDelegate.head(of: answer.response)
             head.data = answer.data ?? Data()
@@ -275,6 +275,19 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
             task.cancel()
         }
         return HTTPStreamingResponse(status: head.status, headers: head.headers, body: body)
+    }
+
+    /// A body that is not what its Content-Encoding says, as the libcurl transport reports it (`invalid_response`,
+    /// which no retry mends), rather than a network failure: URLSession says `.cannotDecodeContentData` on Apple
+    /// platforms, and on Linux an unknown error with libcurl's message for CURLE_BAD_CONTENT_ENCODING.
+    static func undecodableBody(_ error: Error) -> URLError? {
+        guard let urlError = error as? URLError else { return nil }
+        let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+        let undecodable = urlError.code == .cannotDecodeContentData || urlError.code == .cannotDecodeRawData
+            || (urlError.code == .unknown && message.hasPrefix("Error while processing content unencoding"))
+        guard undecodable else { return nil }
+        let reason = "the body could not be decoded from its Content-Encoding (\(message.isEmpty ? "\(urlError.code.rawValue)" : message))"
+        return URLError(.cannotParseResponse, userInfo: [NSLocalizedDescriptionKey: reason])
     }
 
     private var closesConnections: Bool { connectionReuse == .closeAfterEachRequest }

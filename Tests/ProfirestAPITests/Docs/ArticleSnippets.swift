@@ -135,9 +135,9 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // FollowingTheEventFeed.md, line 112
+    // FollowingTheEventFeed.md, line 113
     func followingTheEventFeed5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 112)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 113)
         let feed = api.watchEvents(.init(
             restaurantID: rid, onEvents: { events in try await board.apply(events) }, stream: false, interval: 15))
 #sourceLocation()

@@ -164,6 +164,65 @@ final class EventWatcherStreamTests: XCTestCase {
         await run.value
     }
 
+    /// After a healthy stream ends the feed waits the server's reconnection time (`retry: 2500`) ±25 %: with the
+    /// random number at its lowest 1.875 s, at its highest just under 3.125 s; the stream is opened again, never polled.
+    func testAfterAHealthyStreamTheServersRetryIsWaitedWithItsJitter() async {
+        for (unit, wait) in [(0.0, 1.875), (0.999_999, 3.124_998_75)] {
+            let h = FeedHarness(random: { unit })
+            h.transport.addStreams([
+                .open(LiveBody(h.changes, ["retry: 2500\n\n" + frame("e1", cursor: "c1")], end: true)),
+                .open(LiveBody(h.changes, [": keep-alive\n\n"], end: true)),
+            ])
+            let live = LiveBody(h.changes)
+            h.transport.addStreams([.open(live)])
+            let watcher = h.api.eventWatcher(h.options())
+            let run = h.start(watcher)
+            await h.clock.expectSleep(wait)
+            _ = await h.streamRequest(2)
+            await h.clock.expectSleep(wait)
+            let third = await h.streamRequest(3)
+            XCTAssertEqual(third?.header("Last-Event-ID"), "c1")
+            XCTAssertEqual(h.clock.elapsed, 2 * wait, accuracy: 1e-6)
+            XCTAssertEqual(h.transport.pageRequests.count, 0, "a healthy stream's end never leads to polling")
+            XCTAssertEqual(h.log.errors, [])
+            watcher.stop()
+            await run.value
+        }
+    }
+
+    /// Without a `retry` field the reconnection time is 2 s, ±25 %.
+    func testAfterAHealthyStreamTwoSecondsAreWaitedWithoutARetryField() async {
+        let h = FeedHarness(random: { 0 })
+        h.transport.addStreams([.open(LiveBody(h.changes, [frame("e1", cursor: "c1")], end: true))])
+        let live = LiveBody(h.changes)
+        h.transport.addStreams([.open(live)])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        await h.clock.expectSleep(1.5)
+        _ = await h.streamRequest(2)
+        watcher.stop()
+        await run.value
+    }
+
+    /// A connection that could not be made keeps its backoff — 2 s, then 4 s, whatever the random number — and its
+    /// third failure in a row leads to polling.
+    func testAStreamThatFailedToOpenKeepsItsBackoffWithoutJitter() async {
+        let h = FeedHarness(random: { 0 })
+        h.transport.addStreams([
+            .fail(URLError(.cannotConnectToHost)), .fail(URLError(.cannotConnectToHost)),
+            .fail(URLError(.cannotConnectToHost)),
+        ])
+        h.transport.addPages([page([], next: "c0")])
+        let watcher = h.api.eventWatcher(h.options())
+        let run = h.start(watcher)
+        await h.clock.expectSleep(2)
+        await h.clock.expectSleep(4)
+        _ = await h.pageRequest(1)
+        XCTAssertEqual(h.clock.elapsed, 6)
+        watcher.stop()
+        await run.value
+    }
+
     func testABrokenOffConnectionIsADrop() async {
         let h = FeedHarness()
         let live = LiveBody(h.changes, [frame("e1", cursor: "c1")])
@@ -199,9 +258,10 @@ final class EventWatcherStreamTests: XCTestCase {
         XCTAssertTrue(watcher.isStreaming)
         h.clock.advance(40)
         await h.until("the connection closed") { live.closedByReader }
-        // It was healthy for a minute: opened again at once, from its cursor.
+        // It was healthy: opened again from its cursor after the reconnection time (2 s, the jitter pinned).
+        await h.clock.expectSleep(2)
         _ = await h.streamRequest(2)
-        XCTAssertEqual(h.clock.elapsed, 85, "no wait before the new connection (virtual time moves only when the test moves it)")
+        XCTAssertEqual(h.clock.elapsed, 87, "the reconnection time before the new connection")
         watcher.stop()
         await run.value
         XCTAssertEqual(h.log.errors, [])
@@ -228,6 +288,7 @@ final class EventWatcherStreamTests: XCTestCase {
         h.clock.advance(22)
         await h.until("the connection closed") { live.closedByReader }
         XCTAssertEqual(h.clock.elapsed, 32, "dead 2 × 15 + 2 s after its last byte")
+        await h.clock.expectSleep(2)
         _ = await h.streamRequest(2)
         watcher.stop()
         await run.value
@@ -247,6 +308,7 @@ final class EventWatcherStreamTests: XCTestCase {
         h.clock.advance(4)
         await h.until("the connection closed") { live.closedByReader }
         XCTAssertEqual(h.clock.elapsed, 4)
+        await h.clock.expectSleep(2)
         _ = await h.streamRequest(2)
         watcher.stop()
         await run.value
@@ -297,9 +359,10 @@ final class EventWatcherStreamTests: XCTestCase {
         await run.value
     }
 
-    /// A cut after a healthy stream that was up longer than the reconnection delay (a proxy's idle timeout) is no
-    /// failure: the stream is opened again at once, from the cursor, however often it happens.
-    func testCutsAfterAHealthyStreamReconnectAtOnceAndNeverLeadToPolling() async {
+    /// A cut after a healthy stream (a proxy's idle timeout, the event service restarting) is no failure: the stream
+    /// is opened again from the cursor after the reconnection time (2 s; the jitter is pinned to its middle here),
+    /// however often it happens, and never leads to polling.
+    func testCutsAfterAHealthyStreamWaitTheReconnectionTimeAndNeverLeadToPolling() async {
         let h = FeedHarness()
         let bodies = (0..<5).map { _ in LiveBody(h.changes) }
         h.transport.addStreams(bodies.map { .open($0) })
@@ -311,11 +374,12 @@ final class EventWatcherStreamTests: XCTestCase {
             await h.until("stream \(i + 1) read") { body.reads == 2 }
             h.clock.advance(5)
             body.end()
+            await h.clock.expectSleep(2)
             _ = await h.streamRequest(i + 2)
         }
         XCTAssertEqual(h.transport.pageRequests.count, 0, "never polled")
         XCTAssertEqual(h.transport.streamRequests.map { $0.header("Last-Event-ID") }, ["c0", "c1", "c1", "c1", "c1"])
-        XCTAssertEqual(h.clock.elapsed, 20, "no wait between the connections")
+        XCTAssertEqual(h.clock.elapsed, 28, "2 s between the connections")
         watcher.stop()
         await run.value
     }

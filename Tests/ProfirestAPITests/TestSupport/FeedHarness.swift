@@ -230,7 +230,7 @@ struct FeedHarness {
     init(
         cursor: String? = "c0", types: [String] = [], pages: [Step] = [], streams: [StreamStep] = [],
         streaming: Bool = true, authorizer: (any RequestAuthorizer)? = nil, retries: Int = 0,
-        observer: (@Sendable (ProfirestEvent) -> Void)? = nil
+        observer: (@Sendable (ProfirestEvent) -> Void)? = nil, random: @escaping @Sendable () -> Double = { 0.5 }
     ) {
         let changes = Changes()
         let clock = FeedClock(changes: changes)
@@ -247,7 +247,7 @@ struct FeedHarness {
                 transport: streaming ? transport.scripted : transport.scripted.withoutStreaming, clock: { clock.now },
                 sleep: { try await clock.sleep($0) }, observer: observer),
             authorizer: authorizer ?? TestAuthorizer(token: "at_feed_secret"),
-            attemptTimer: { try await timer.wait($0) }, random: { 0.5 })
+            attemptTimer: { try await timer.wait($0) }, random: random)
         self.transport = transport
         self.clock = clock
         self.changes = changes

@@ -122,6 +122,7 @@ final class CurlTransfer: @unchecked Sendable {
 
         try setMethodAndBody(easy)
         try setHeaders(easy)
+        setContentDecoding(easy)
 
         pfc_easy_setopt_callback(easy, Int32(PFC_OPT_HEADERFUNCTION)) { data, size, count, context in
             guard let data, let context else { return 0 }
@@ -196,6 +197,15 @@ final class CurlTransfer: @unchecked Sendable {
         }
         headerList = list
         pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_HTTPHEADER), list)
+    }
+
+    /// Compressed answers, as URLSession has them: libcurl offers every encoding it was built with (gzip and deflate
+    /// always; br and zstd when built in) and hands over the decoded body, chunk by chunk as it comes, so a stream
+    /// stays live. A caller's own `Accept-Encoding` header goes instead of libcurl's, and an answer in an encoding
+    /// libcurl knows still comes decoded — what URLSession does on every platform (checked on Linux), so one code
+    /// reads the same bytes with either transport.
+    private func setContentDecoding(_ easy: UnsafeMutableRawPointer) {
+        pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_ACCEPT_ENCODING), "")
     }
 
     // MARK: Receiving (libcurl's callbacks, on the engine's thread)
@@ -317,6 +327,14 @@ final class CurlTransfer: @unchecked Sendable {
             headers = [:]
             headDone = true
             succeed()
+            return
+        }
+        if result == PFC_E_BAD_CONTENT_ENCODING {
+            // The body said it was compressed and was not what it said: the API never sends that.
+            let encoding = HTTPHeaders.value("Content-Encoding", in: headers) ?? "unknown"
+            let reason = "the body could not be decoded from its Content-Encoding \"\(encoding)\" "
+                + "(libcurl: \(String(cString: pfc_easy_strerror(result))))"
+            fail(URLError(.cannotParseResponse, userInfo: [NSLocalizedDescriptionKey: reason]))
             return
         }
         fail(LibCurl.error(result))
