@@ -5,8 +5,9 @@ import Foundation
 /// two keychains of macOS (Apple's TN3137, "On Mac keychain APIs and implementations"):
 /// - **Data protection** — the only keychain of iOS and the other platforms (`platform = .iOS`), and on macOS the one a
 ///   call reaches with `kSecUseDataProtectionKeychain` or `kSecAttrSynchronizable` set to true. It needs a keychain
-///   entitlement: a process without one (`process.accessGroups == nil`, an unsigned tool) gets `errSecMissingEntitlement`, and so does a call naming an access
-///   group the process is not entitled to (errSecMissingEntitlement's page). An item is identified by class, service,
+///   entitlement: a process without one (`process.accessGroups == nil`, an unsigned tool) gets
+///   `errSecMissingEntitlement`, and so does a call naming an access group the process is not entitled to
+///   (errSecMissingEntitlement's page). An item is identified by class, service,
 ///   account, access group and synchronizable (errSecDuplicateItem's page); one added without an access group goes to
 ///   the process's first; one added without `kSecAttrAccessible` gets the documented default,
 ///   `kSecAttrAccessibleWhenUnlocked`. Queries see the groups the process is entitled to.
