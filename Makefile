@@ -226,7 +226,8 @@ quickstart-test:
 ## from the sandbox's own records, and SIGKILLed writers — at random, or inside a journal append or compaction —
 ## finished by a restart (benchmarks/ProfirestBench/Soak.swift);
 ## then the event feed read through stream cuts, outages, polling phases and cursor expiries, counted by event id
-## (SoakEvents.swift); the refresh across processes on one token file (SoakRefresh.swift); then the replica trials
+## (SoakEvents.swift); the refresh across processes on one token file (SoakRefresh.swift); a token file failing 1 % of
+## its operations (SoakStorageFaults.swift); then the replica trials
 ## (SoakReplicas.swift: 4 replica processes x 250 connections on a PostgreSQL of the run's own, a strict sandbox,
 ## tokens expiring every 4 s, 100 replicas SIGKILLed at random; `make soak-replicas` runs them alone); writes
 ## benchmarks/results/soak.json and fails when a write is lost or doubled or a target is missed.
@@ -254,5 +255,6 @@ SOAK_SHORT_REPLICAS := --replica-processes 2 --replica-connections 20 --replica-
 	--replica-token-ttl 2 --replica-margin 0.5 --replica-interval 0.5 --replica-window-kills 1
 soak-short: venv build
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build --show-bin-path)/ProfirestBench \
-		--soak --writes 600 --kill-trials 5 --refresh-seconds 8 --refresh-kills 12 --events 3000 $(SOAK_SHORT_REPLICAS) \
+		--soak --writes 600 --kill-trials 5 --refresh-seconds 8 --refresh-kills 12 --events 3000 --storage-faults 200 \
+		$(SOAK_SHORT_REPLICAS) \
 		--output .build/soak-short.json

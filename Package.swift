@@ -53,6 +53,16 @@ var platformShimTargets: [Target] {
     #endif
 }
 
+// Linux only: the storage-fault sweep runs a client's life on the keychain storage compiled against the in-memory
+// keychain (StorageFaultSweepTests+Keychain.swift, which names the shim module's types by module).
+var keychainShimDependencies: [Target.Dependency] {
+    #if os(Linux)
+    return ["PlatformShims", "AppleShims"]
+    #else
+    return []
+    #endif
+}
+
 let package = Package(
     name: "profirest-api-swift",
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
@@ -99,7 +109,8 @@ let package = Package(
             swiftSettings: strict),
         // ProfirestPostgres: the articles' code that shows the PostgreSQL storage compiles here too.
         .testTarget(
-            name: "ProfirestAPITests", dependencies: ["ProfirestAPI", "ProfirestTestSupport", "ProfirestPostgres"],
+            name: "ProfirestAPITests",
+            dependencies: ["ProfirestAPI", "ProfirestTestSupport", "ProfirestPostgres"] + keychainShimDependencies,
             swiftSettings: strict),
         .testTarget(name: "ProfirestCodegenTests", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
         // Against a real PostgreSQL server that the tests start themselves (initdb into a temporary directory).

@@ -4,19 +4,22 @@ import Foundation
 /// shared by an app's processes. Behaves as the SecItem documentation describes for generic passwords, and models the
 /// two keychains of macOS (Apple's TN3137, "On Mac keychain APIs and implementations"):
 /// - **Data protection** — the only keychain of iOS and the other platforms (`platform = .iOS`), and on macOS the one a
-///   call reaches with `kSecUseDataProtectionKeychain` or `kSecAttrSynchronizable` set to true (TN3137: without them
-///   SecItem targets the file-based keychain). It needs a keychain entitlement: a process without one (`process.
-///   accessGroups == nil`, an unsigned tool) gets `errSecMissingEntitlement`, and so does a call naming an access
-///   group the process is not entitled to (errSecMissingEntitlement's page). An item is identified by class, service,
+///   call reaches with `kSecUseDataProtectionKeychain` or `kSecAttrSynchronizable` set to true. It needs a keychain
+///   entitlement: a process without one (`process.accessGroups == nil`, an unsigned tool) gets
+///   `errSecMissingEntitlement`, and so does a call naming an access group the process is not entitled to
+///   (errSecMissingEntitlement's page). An item is identified by class, service,
 ///   account, access group and synchronizable (errSecDuplicateItem's page); one added without an access group goes to
 ///   the process's first; one added without `kSecAttrAccessible` gets the documented default,
 ///   `kSecAttrAccessibleWhenUnlocked`. Queries see the groups the process is entitled to.
-/// - **File-based** (macOS without those keys): `kSecAttrAccessible` and `kSecAttrAccessGroup` do not apply
+/// - **File-based** (macOS, `kSecUseDataProtectionKeychain` false): `kSecAttrAccessible` and `kSecAttrAccessGroup` do not apply
 ///   (kSecUseDataProtectionKeychain's page: use the data protection key for items "to which the kSecAttrAccessible or
 ///   kSecAttrAccessGroup attributes apply") — they are ignored, not stored. Each item has an access list naming the
 ///   program that created it by its code signature (`process.codeIdentity`); another program reading, changing or
 ///   deleting it makes macOS ask the user (the Access Control Lists page: "Otherwise, the system prompts the user …
 ///   Deny, Allow, or Always Allow"): counted in `prompts` and answered with `promptAnswer`. No entitlement is needed.
+/// - **Both** (macOS, neither key): Security's `SecItemCategorizeQuery` starts from "target both" (see `targets`, which
+///   cites the source): a copy, update or delete acts on both keychains and their answers are merged, an add goes to
+///   the file-based one. So a delete meant for an old file-based item removes the data-protection copy as well.
 /// Common to both: a query matches the items whose attributes equal every attribute it names (result, match and use
 /// keys are not attributes); no match is `errSecItemNotFound`; `kSecValueData` must be `Data`; `kSecClass` is required
 /// on add (`errSecParam`). Only what KeychainTokenStorage uses is implemented (one item returned as data).
@@ -67,6 +70,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
     private var dataProtection: [[String: Any]] = []
     private var fileBased: [(item: [String: Any], trusted: Set<String>)] = []
     private var pendingFailure: OSStatus?
+    private var injector: (@Sendable (String) -> OSStatus?)?
     private var hooks: [String: [() -> Void]] = [:]
     private var settings = (platform: Platform.iOS, process: Process.signedApp, answer: PromptAnswer.allow)
     private var promptCount = 0
@@ -103,6 +107,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
             settings = (.iOS, .signedApp, .allow)
             promptCount = 0
             pendingFailure = nil
+            injector = nil
             hooks = [:]
         }
     }
@@ -134,6 +139,16 @@ public final class InMemoryKeychain: @unchecked Sendable {
         lock.withLock { pendingFailure = status }
     }
 
+    /// Asks `decide` before every SecItem call from now on (until `reset()`) with the function's name
+    /// ("SecItemAdd", "SecItemUpdate", "SecItemCopyMatching", "SecItemDelete"); a status it returns is that call's
+    /// answer and nothing changes — the real refusals of a keychain at a chosen call: `errSecInteractionNotAllowed`
+    /// (-25308, locked before the first unlock), `errSecMissingEntitlement` (-34018, seen at prewarmed launches),
+    /// `errSecIO` (-36), `errSecNotAvailable` (-25291). Nil lets the call through.
+    /// Usage: `keychain.injectFailures { $0 == "SecItemAdd" ? errSecIO : nil }`
+    public func injectFailures(_ decide: @escaping @Sendable (String) -> OSStatus?) {
+        lock.withLock { injector = decide }
+    }
+
     /// Runs `action` just before the next call of `function` ("SecItemAdd", "SecItemUpdate", "SecItemCopyMatching",
     /// "SecItemDelete") does anything — another process (an app extension) acting in between two calls of this one.
     public func beforeNext(_ function: String, _ action: @escaping () -> Void) {
@@ -148,16 +163,43 @@ public final class InMemoryKeychain: @unchecked Sendable {
             return first
         }
         hook?()
-        return lock.withLock {
+        let (pending, decide) = lock.withLock {
             defer { pendingFailure = nil }
-            return pendingFailure
+            return (pendingFailure, injector)
         }
+        return pending ?? decide?(function)
     }
 
-    /// Whether a call with these keys reaches the data-protection keychain (TN3137).
-    private func reachesDataProtection(_ keys: [String: Any]) -> Bool {
-        settings.platform == .iOS || Self.same(keys[kSecUseDataProtectionKeychain], true)
-            || Self.same(keys[kSecAttrSynchronizable], true)
+    /// Which keychains a call with these keys reaches, as Security's `SecItemCategorizeQuery` decides on macOS
+    /// (apple-oss-distributions/Security, OSX/libsecurity_keychain/lib/SecItem.cpp, Security-61901): it starts from
+    /// "target both", and only `kSecUseDataProtectionKeychain` (true: the data-protection keychain alone; false: the
+    /// file-based one alone) or a synchronizable item (data protection alone) narrows that. On the other platforms there
+    /// is one keychain and the key is ignored.
+    private func targets(_ keys: [String: Any]) -> (dataProtection: Bool, fileBased: Bool) {
+        if settings.platform == .iOS { return (true, false) }
+        if let flag = keys[kSecUseDataProtectionKeychain] {
+            let dataProtection = Self.same(flag, true)
+            return (dataProtection, !dataProtection)
+        }
+        if Self.same(keys[kSecAttrSynchronizable], true) { return (true, false) }
+        return (true, true)
+    }
+
+    /// The one answer of a call that reached both keychains, as Security's `SecItemMergeResults` (same file) gives it:
+    /// the data-protection keychain's errSecMissingEntitlement is ignored (an unentitled program keeps using the
+    /// file-based keychain), its other failures give the file-based keychain's answer, and its success wins over the
+    /// file-based keychain's failure; both found: the data-protection keychain's item.
+    private static func merged(
+        _ dataProtection: (status: OSStatus, result: CFTypeRef?)?, _ fileBased: (status: OSStatus, result: CFTypeRef?)?
+    ) -> (OSStatus, CFTypeRef?) {
+        switch (dataProtection, fileBased) {
+        case let (modern?, legacy?):
+            if modern.status == errSecMissingEntitlement || modern.status != errSecSuccess { return legacy }
+            return modern
+        case let (modern?, nil): return modern
+        case let (nil, legacy?): return legacy
+        case (nil, nil): return (errSecParam, nil)
+        }
     }
 
     /// For the data-protection keychain: errSecMissingEntitlement when the process may not use it or the group named.
@@ -200,7 +242,8 @@ public final class InMemoryKeychain: @unchecked Sendable {
         return lock.withLock {
             var item = attributes.filter { !Self.notAttributes.contains($0.key) }
             if item[kSecAttrSynchronizable] == nil { item[kSecAttrSynchronizable] = false }
-            guard reachesDataProtection(attributes) else {
+            // An add cannot go to both: Security prefers the file-based keychain whenever the call may reach it.
+            if targets(attributes).fileBased {
                 item = Self.fileBasedForm(item)
                 if fileBased.contains(where: { Self.sameIdentity($0.item, item) }) { return errSecDuplicateItem }
                 fileBased.append((item, [settings.process.codeIdentity]))
@@ -218,24 +261,34 @@ public final class InMemoryKeychain: @unchecked Sendable {
     func copyMatching(_ query: [String: Any]) -> (OSStatus, CFTypeRef?) {
         if let failure = enter("SecItemCopyMatching") { return (failure, nil) }
         return lock.withLock { () -> (OSStatus, CFTypeRef?) in
-            let item: [String: Any]
-            if reachesDataProtection(query) {
-                if let failure = entitlementFailure(query) { return (failure, nil) }
-                guard let found = dataProtection.first(where: { entitled($0) && Self.matches($0, query) }) else {
-                    return (errSecItemNotFound, nil)
+            let reach = targets(query)
+            let wantsData = Self.same(query[kSecReturnData], true)
+            var modern: (status: OSStatus, result: CFTypeRef?)?
+            var legacy: (status: OSStatus, result: CFTypeRef?)?
+            if reach.dataProtection {
+                if let failure = entitlementFailure(query) {
+                    modern = (failure, nil)
+                } else if let found = dataProtection.first(where: { entitled($0) && Self.matches($0, query) }) {
+                    modern = (errSecSuccess, wantsData ? found[kSecValueData].map { $0 as AnyObject } : nil)
+                } else {
+                    modern = (errSecItemNotFound, nil)
                 }
-                item = found
-            } else {
-                let fileQuery = Self.fileBasedForm(query)
-                guard let index = fileBased.firstIndex(where: { Self.matches($0.item, fileQuery) }) else {
-                    return (errSecItemNotFound, nil)
-                }
-                guard Self.same(query[kSecReturnData], true) else { return (errSecSuccess, nil) }
-                if let failure = passesAccessList(index) { return (failure, nil) }
-                item = fileBased[index].item
             }
-            guard Self.same(query[kSecReturnData], true) else { return (errSecSuccess, nil) }
-            return (errSecSuccess, item[kSecValueData].map { $0 as AnyObject })
+            if reach.fileBased {
+                let fileQuery = Self.fileBasedForm(query)
+                if let index = fileBased.firstIndex(where: { Self.matches($0.item, fileQuery) }) {
+                    if !wantsData {
+                        legacy = (errSecSuccess, nil)
+                    } else if let failure = passesAccessList(index) {
+                        legacy = (failure, nil)
+                    } else {
+                        legacy = (errSecSuccess, fileBased[index].item[kSecValueData].map { $0 as AnyObject })
+                    }
+                } else {
+                    legacy = (errSecItemNotFound, nil)
+                }
+            }
+            return Self.merged(modern, legacy)
         }
     }
 
@@ -246,41 +299,70 @@ public final class InMemoryKeychain: @unchecked Sendable {
         }
         if let value = attributesToUpdate[kSecValueData], !(value is Data) { return errSecParam }
         return lock.withLock {
-            var found = false
-            if reachesDataProtection(query) {
-                if let failure = entitlementFailure(query) { return failure }
-                for i in dataProtection.indices where entitled(dataProtection[i]) && Self.matches(dataProtection[i], query) {
-                    found = true
-                    dataProtection[i].merge(attributesToUpdate) { _, new in new }
-                }
-            } else {
-                let fileQuery = Self.fileBasedForm(query)
-                for i in fileBased.indices where Self.matches(fileBased[i].item, fileQuery) {
-                    if let failure = passesAccessList(i) { return failure }
-                    found = true
-                    fileBased[i].item.merge(Self.fileBasedForm(attributesToUpdate)) { _, new in new }
+            let reach = targets(query)
+            var modern: (status: OSStatus, result: CFTypeRef?)?
+            var legacy: (status: OSStatus, result: CFTypeRef?)?
+            if reach.dataProtection {
+                if let failure = entitlementFailure(query) {
+                    modern = (failure, nil)
+                } else {
+                    var found = false
+                    for i in dataProtection.indices where entitled(dataProtection[i]) && Self.matches(dataProtection[i], query) {
+                        found = true
+                        dataProtection[i].merge(attributesToUpdate) { _, new in new }
+                    }
+                    modern = (found ? errSecSuccess : errSecItemNotFound, nil)
                 }
             }
-            return found ? errSecSuccess : errSecItemNotFound
+            if reach.fileBased {
+                legacy = (updateFileBased(query, attributesToUpdate), nil)
+            }
+            return Self.merged(modern, legacy).0
         }
+    }
+
+    /// The file-based half of an update, under the lock.
+    private func updateFileBased(_ query: [String: Any], _ attributesToUpdate: [String: Any]) -> OSStatus {
+        let fileQuery = Self.fileBasedForm(query)
+        var found = false
+        for i in fileBased.indices where Self.matches(fileBased[i].item, fileQuery) {
+            if let failure = passesAccessList(i) { return failure }
+            found = true
+            fileBased[i].item.merge(Self.fileBasedForm(attributesToUpdate)) { _, new in new }
+        }
+        return found ? errSecSuccess : errSecItemNotFound
     }
 
     func delete(_ query: [String: Any]) -> OSStatus {
         if let failure = enter("SecItemDelete") { return failure }
         return lock.withLock {
-            if reachesDataProtection(query) {
-                if let failure = entitlementFailure(query) { return failure }
-                let before = dataProtection.count
-                dataProtection.removeAll { entitled($0) && Self.matches($0, query) }
-                return dataProtection.count == before ? errSecItemNotFound : errSecSuccess
+            let reach = targets(query)
+            var modern: (status: OSStatus, result: CFTypeRef?)?
+            var legacy: (status: OSStatus, result: CFTypeRef?)?
+            if reach.dataProtection {
+                if let failure = entitlementFailure(query) {
+                    modern = (failure, nil)
+                } else {
+                    let before = dataProtection.count
+                    dataProtection.removeAll { entitled($0) && Self.matches($0, query) }
+                    modern = (dataProtection.count == before ? errSecItemNotFound : errSecSuccess, nil)
+                }
             }
-            let fileQuery = Self.fileBasedForm(query)
-            let matching = fileBased.indices.filter { Self.matches(fileBased[$0].item, fileQuery) }
-            guard !matching.isEmpty else { return errSecItemNotFound }
-            for i in matching { if let failure = passesAccessList(i) { return failure } }
-            fileBased.removeAll { Self.matches($0.item, fileQuery) }
-            return errSecSuccess
+            if reach.fileBased {
+                legacy = (deleteFileBased(query), nil)
+            }
+            return Self.merged(modern, legacy).0
         }
+    }
+
+    /// The file-based half of a delete, under the lock.
+    private func deleteFileBased(_ query: [String: Any]) -> OSStatus {
+        let fileQuery = Self.fileBasedForm(query)
+        let matching = fileBased.indices.filter { Self.matches(fileBased[$0].item, fileQuery) }
+        guard !matching.isEmpty else { return errSecItemNotFound }
+        for i in matching { if let failure = passesAccessList(i) { return failure } }
+        fileBased.removeAll { Self.matches($0.item, fileQuery) }
+        return errSecSuccess
     }
 
     private static func matches(_ item: [String: Any], _ query: [String: Any]) -> Bool {

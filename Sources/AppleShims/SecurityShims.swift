@@ -49,6 +49,16 @@ public var errSecInteractionNotAllowed: OSStatus { -25308 }
 /// without a keychain entitlement with it. -34018 (the value the page's examples and Apple's forums show).
 public var errSecMissingEntitlement: OSStatus { -34018 }
 
+/// https://developer.apple.com/documentation/security/errsecio — `var errSecIO: OSStatus { get }`, "I/O error."
+/// -36 (Security's base/SecBase.h, apple-oss-distributions/Security-61901, line 330). Injected by the fault tests.
+public var errSecIO: OSStatus { -36 }
+/// https://developer.apple.com/documentation/security/errsecdiskfull — `var errSecDiskFull: OSStatus { get }`, "The
+/// disk is full." -34 (base/SecBase.h, line 328). Injected by the fault tests.
+public var errSecDiskFull: OSStatus { -34 }
+/// https://developer.apple.com/documentation/security/errsecnotavailable — `var errSecNotAvailable: OSStatus { get }`,
+/// "No keychain is available." -25291 (base/SecBase.h, line 344). Injected by the fault tests.
+public var errSecNotAvailable: OSStatus { -25291 }
+
 /// https://developer.apple.com/documentation/security/errsecauthfailed — `var errSecAuthFailed: OSStatus { get }`,
 /// "Authorization and/or authentication failed." -25293. What the in-memory keychain answers when the user denies a
 /// file-based keychain prompt (what macOS returns then is not documented; the library only reports it).
@@ -136,6 +146,9 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
     case errSecInteractionNotAllowed: return "User interaction is not allowed."
     case errSecMissingEntitlement: return "A required entitlement isn't present."
     case errSecAuthFailed: return "The user name or passphrase you entered is not correct."
+    case errSecIO: return "I/O error."
+    case errSecDiskFull: return "The disk is full."
+    case errSecNotAvailable: return "No keychain is available. You may need to restart your computer."
     default: return nil
     }
 }

@@ -107,6 +107,48 @@ final class KeychainTokenStorageTests: XCTestCase {
         XCTAssertThrowsError(try storage.remove("refresh")) { XCTAssertEqual(($0 as? StorageError)?.kind, .keychain) }
     }
 
+    /// A locked device (before the first unlock) and a missing entitlement (seen at prewarmed launches) are refusals
+    /// that pass: the error says so, so that the app waits instead of pairing again; other statuses do not.
+    func testLockedAndEntitlementRefusalsAreTransient() throws {
+        let storage = KeychainTokenStorage(service: service(), accessGroup: "SHIMTEAM.default")
+        try storage.set("tokens", "t1")
+        for status in [errSecInteractionNotAllowed, errSecMissingEntitlement] {
+            InMemoryKeychain.shared.failNext(with: status)
+            XCTAssertThrowsError(try storage.get("tokens")) { error in
+                guard let error = error as? StorageError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.kind, .keychain)
+                XCTAssertTrue(error.isTransient, "\(status)")
+                XCTAssertTrue(error.reason.contains("OSStatus \(status)"), error.reason)
+            }
+        }
+        for status in [errSecIO, errSecDiskFull, errSecAuthFailed] {
+            InMemoryKeychain.shared.failNext(with: status)
+            XCTAssertThrowsError(try storage.set("tokens", "t2")) { error in
+                XCTAssertEqual((error as? StorageError)?.isTransient, false, "\(status)")
+            }
+        }
+        XCTAssertEqual(try storage.get("tokens"), "t1", "nothing changed by the refused calls")
+    }
+
+    /// The in-memory keychain refuses a chosen call with a real status, as often as the test decides.
+    func testInjectedFailuresAnswerTheChosenCalls() throws {
+        let storage = KeychainTokenStorage(service: service())
+        let calls = Locked(0)
+        InMemoryKeychain.shared.injectFailures { function in
+            calls.withLock { count in
+                count += 1
+                return function == "SecItemCopyMatching" && count == 3 ? errSecIO : nil
+            }
+        }
+        try storage.set("tokens", "t1")
+        XCTAssertThrowsError(try storage.get("tokens")) { error in
+            XCTAssertTrue((error as? StorageError)?.reason.contains("OSStatus -36") ?? false, "\(error)")
+        }
+        XCTAssertEqual(try storage.get("tokens"), "t1")
+        InMemoryKeychain.shared.reset()
+        XCTAssertEqual(try storage.get("tokens"), "t1")
+    }
+
     /// The shim keychain itself behaves as documented (duplicate on add, not found, update of an existing item).
     func testShimKeychainFollowsTheDocumentedStatuses() {
         let name = service()
@@ -247,6 +289,65 @@ final class MacKeychainTests: XCTestCase {
         XCTAssertTrue(keychain.items(service: name).isEmpty)
         XCTAssertTrue(keychain.fileBasedItems(service: name).isEmpty, "no secret left in the login keychain")
         XCTAssertNil(try storage.get("refresh"))
+    }
+
+    /// On macOS a SecItem call without `kSecUseDataProtectionKeychain` reaches both keychains (Security's
+    /// `SecItemCategorizeQuery`, OSX/libsecurity_keychain/lib/SecItem.cpp): copy, update and delete act on both and
+    /// merge, add goes to the file-based one, the data-protection keychain's missing entitlement is ignored.
+    func testAQueryWithoutTheKeyReachesBothKeychains() {
+        keychain.process = .init(accessGroups: ["TEAMID.app"], codeIdentity: "TEAMID.app")
+        let name = service()
+        let query: [String: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: name, kSecAttrAccount: "k"]
+        var modern = query
+        modern[kSecUseDataProtectionKeychain] = true
+        modern[kSecValueData] = Data("modern".utf8)
+        XCTAssertEqual(SecItemAdd(modern as CFDictionary, nil), errSecSuccess)
+        var lookup = query
+        lookup[kSecReturnData] = true
+        var result: CFTypeRef?
+        XCTAssertEqual(SecItemCopyMatching(lookup as CFDictionary, &result), errSecSuccess, "found in data protection")
+        XCTAssertEqual(result as? Data, Data("modern".utf8))
+        var legacy = query
+        legacy[kSecValueData] = Data("legacy".utf8)
+        XCTAssertEqual(SecItemAdd(legacy as CFDictionary, nil), errSecSuccess, "an add without the key: file-based")
+        XCTAssertEqual(keychain.fileBasedItems(service: name).count, 1)
+        XCTAssertEqual(SecItemCopyMatching(lookup as CFDictionary, &result), errSecSuccess)
+        XCTAssertEqual(result as? Data, Data("modern".utf8), "both found: the data-protection item")
+        XCTAssertEqual(SecItemUpdate(query as CFDictionary, [kSecValueData: Data("both".utf8)] as CFDictionary), errSecSuccess)
+        XCTAssertEqual(keychain.items(service: name).first?[kSecValueData] as? Data, Data("both".utf8))
+        XCTAssertEqual(keychain.fileBasedItems(service: name).first?[kSecValueData] as? Data, Data("both".utf8))
+        XCTAssertEqual(SecItemDelete(query as CFDictionary), errSecSuccess)
+        XCTAssertTrue(keychain.items(service: name).isEmpty, "the delete reached the data-protection keychain too")
+        XCTAssertTrue(keychain.fileBasedItems(service: name).isEmpty)
+        // The key said false: the file-based keychain alone.
+        XCTAssertEqual(SecItemAdd(modern as CFDictionary, nil), errSecSuccess)
+        var fileOnly = query
+        fileOnly[kSecUseDataProtectionKeychain] = false
+        XCTAssertEqual(SecItemDelete(fileOnly as CFDictionary), errSecItemNotFound)
+        XCTAssertEqual(keychain.items(service: name).count, 1)
+        // An unentitled program: the data-protection keychain's refusal is ignored, the file-based answer is the answer.
+        keychain.process = .init(accessGroups: nil, codeIdentity: "unsigned")
+        XCTAssertEqual(SecItemCopyMatching(lookup as CFDictionary, &result), errSecItemNotFound)
+        XCTAssertEqual(SecItemAdd(legacy as CFDictionary, nil), errSecSuccess)
+        XCTAssertEqual(SecItemCopyMatching(lookup as CFDictionary, &result), errSecSuccess)
+        XCTAssertEqual(result as? Data, Data("legacy".utf8))
+    }
+
+    /// The moved item survives reads and a later process: the delete of the old item names the file-based keychain
+    /// alone (it would otherwise reach the new copy as well and forget the pairing after one read).
+    func testAMovedItemIsStillThereForTheNextProcess() throws {
+        keychain.process = .init(accessGroups: ["TEAMID.cz.example.pokladna"], codeIdentity: "TEAMID.app")
+        let name = service()
+        keychain.plantInFileBasedKeychain(
+            [
+                kSecClass: kSecClassGenericPassword, kSecAttrService: name, kSecAttrAccount: "tokens",
+                kSecAttrSynchronizable: false, kSecValueData: Data("paired".utf8),
+            ], creator: "TEAMID.app")
+        XCTAssertEqual(try KeychainTokenStorage(service: name).get("tokens"), "paired")
+        for _ in 0..<3 { XCTAssertEqual(try KeychainTokenStorage(service: name).get("tokens"), "paired") }
+        XCTAssertEqual(keychain.items(service: name).count, 1)
+        XCTAssertTrue(keychain.fileBasedItems(service: name).isEmpty)
+        XCTAssertEqual(keychain.prompts, 0)
     }
 
     /// On iOS (and tvOS, watchOS, visionOS) the key is ignored: one keychain, and no fallback to look for.

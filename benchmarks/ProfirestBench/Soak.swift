@@ -19,6 +19,9 @@
 //       event id: SoakEvents.swift (`--events`, 100 000; the cuts and outages scale with it).
 //   refresh_*, token_file_corruptions
 //       processes on one token file, killed at random during refreshes that meet dropped connections (SoakRefresh.swift)
+//   storage_fault*
+//       a device's life on a token file failing 1 % of its operations, restarts checking what was stored
+//       (SoakStorageFaults.swift; `--storage-faults`, 1,000 faults)
 //   replica_*
 //       replica processes of a partner's backend on one PostgreSQL, a strict server, tokens expiring every few
 //       seconds, replicas killed at random (SoakReplicas.swift; `--only replica` runs these trials alone)
@@ -32,6 +35,8 @@ struct SoakSettings {
     var writes = 10_000
     var killTrials = 100
     var events = 100_000
+    /// `--storage-faults`: how many storage operations the storage part fails (1 % of them) before it ends.
+    var storageFaults = 1_000
     var writers = 8
     var refresh = RefreshSoakSettings()
     var replica: ReplicaSoakSettings
@@ -51,6 +56,7 @@ struct SoakSettings {
             case "--refresh-seconds": refresh.seconds = Double(value) ?? refresh.seconds
             case "--refresh-kills": refresh.kills = Int(value) ?? refresh.kills
             case "--events": events = Int(value) ?? events
+            case "--storage-faults": storageFaults = Int(value) ?? storageFaults
             case "--output": output = value
             case "--python": python = value
             case "--only": only = value
@@ -94,6 +100,8 @@ func runSoak(_ arguments: [String]) async throws {
         storage: directory.appendingPathComponent("events-tokens.json").path)
     results.merge(events) { $1 }
     for (key, value) in try await soakRefresh(sandbox, settings.refresh, directory: directory) { results[key] = value }
+    let storageFaults = try await soakStorageFaults(sandbox, faults: settings.storageFaults, directory: directory)
+    results.merge(storageFaults) { $1 }
     let replicas = try await soakReplicas(settings.replica, python: settings.python) ?? [:]
     results.merge(replicas) { $1 }
     let stats = try await sandbox.admin("GET", "stats")
@@ -106,7 +114,9 @@ func runSoak(_ arguments: [String]) async throws {
     var bad = [
         "writes_lost", "writes_duplicated", "outbox_lost", "outbox_duplicated", "body_mismatch_under_key",
         "token_file_corruptions", "refresh_invalid_grant", "events_gaps", "events_duplicates_after_ack",
+        "storage_fault_unpairings", "storage_fault_lost", "storage_fault_spent_refresh_tokens",
     ].filter { (results[$0] as? Int ?? 1) != 0 }
+    if (results["storage_faults_injected"] as? Int ?? 0) < settings.storageFaults { bad.append("storage_faults_injected") }
     if (results["refresh_stall_max_s"] as? Double ?? 99) > 5 { bad.append("refresh_stall_max_s") }
     if !replicas.isEmpty { bad += replicaMisses(replicas, settings.replica) }
     // The paths the event part exists for must have been taken, or its zeros prove nothing.

@@ -127,11 +127,16 @@ final class Identity: RequestAuthorizer {
     /// known after a pairing whose token answer did not carry it). Ignored once the tokens are gone, so a late
     /// answer cannot make an unpaired client look paired again.
     func remember(_ connection: Connection, store: StateStore) async throws {
-        try await store.updateAsync { state in
-            guard state.hasTokens else { return }
-            if let restaurant = connection.restaurantId { state.restaurantID = restaurant }
-            if let device = connection.device?.id { state.deviceID = device }
-            if !connection.scopes.isEmpty { state.scopes = connection.scopes }
+        do {
+            try await store.updateKeeping { state in
+                guard state.hasTokens else { return }
+                if let restaurant = connection.restaurantId { state.restaurantID = restaurant }
+                if let device = connection.device?.id { state.deviceID = device }
+                if !connection.scopes.isEmpty { state.scopes = connection.scopes }
+            }
+        } catch is StorageError {
+            // Kept in memory and written again by the store (the observer hears of it): the server's answer is
+            // the caller's all the same.
         }
     }
 

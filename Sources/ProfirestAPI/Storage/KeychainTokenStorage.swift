@@ -76,7 +76,8 @@ public final class KeychainTokenStorage: TokenStorage {
     }
 
     /// Reads the item for `key`, or nil when there is none; a refusal of the keychain throws ``StorageError``
-    /// (`.keychain`) with its status.
+    /// (`.keychain`) with its status, transient (``StorageError/isTransient``) for a locked device or a missing
+    /// entitlement.
     ///
     /// - Parameter key: the storage key, such as `profirest-api:profirest-pos`.
     /// - Returns: the item's value, or nil when there is no item.
@@ -176,8 +177,10 @@ public final class KeychainTokenStorage: TokenStorage {
         itemQuery(key, dataProtection: dataProtection).merging(attributes(data)) { _, new in new }
     }
 
-    /// The item's identity; `kSecUseDataProtectionKeychain` targets the data-protection keychain on macOS (without it
-    /// SecItem uses the file-based one) and is ignored elsewhere, where that is the only keychain.
+    /// The item's identity, in one keychain. `kSecUseDataProtectionKeychain` is always said, either way: on macOS a
+    /// query without it reaches both keychains — Security's `SecItemCategorizeQuery` (OSX/libsecurity_keychain/lib/
+    /// SecItem.cpp) starts from "target both", and copy, update and delete then act on both — so a delete meant for the
+    /// file-based item alone would remove the data-protection one too. Elsewhere the key is ignored: one keychain.
     private func itemQuery(_ key: String, dataProtection: Bool) -> [String: Any] {
         var query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
@@ -185,7 +188,7 @@ public final class KeychainTokenStorage: TokenStorage {
             kSecAttrAccount as String: key,
             kSecAttrSynchronizable as String: false,
         ]
-        if dataProtection { query[kSecUseDataProtectionKeychain as String] = true }
+        query[kSecUseDataProtectionKeychain as String] = dataProtection
         if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
         return query
     }
@@ -200,9 +203,13 @@ public final class KeychainTokenStorage: TokenStorage {
             ? (accessGroup.map { "sign the app with the Keychain Sharing capability listing the access group \($0)" }
                 ?? "sign the app with a keychain entitlement (Keychain Sharing), or allow the file-based keychain")
             : "check the app's keychain entitlements and that the device has been unlocked since boot"
+        // Both answer now and not later: before the first unlock (a background launch, app prewarming), and at such
+        // launches the entitlement check as well; the item is still there.
+        let transient = status == errSecInteractionNotAllowed || status == errSecMissingEntitlement
         return StorageError(
             kind: .keychain, path: location(key),
-            reason: "the keychain refused to \(operation) the item (OSStatus \(status): \(message)); \(advice)")
+            reason: "the keychain refused to \(operation) the item (OSStatus \(status): \(message)); \(advice)",
+            isTransient: transient)
     }
 }
 #endif

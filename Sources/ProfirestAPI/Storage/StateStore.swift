@@ -116,7 +116,7 @@ final class StateStore: Sendable {
     /// Stores (or with nil removes) the cursor of a subscription, after its page was processed.
     func saveCursor(_ cursor: String?, restaurantID: String?, types: [String]) async throws {
         let key = StoredState.cursorKey(restaurantID: restaurantID, types: types)
-        try await updateAsync { $0.eventsCursor[key] = cursor }
+        try await updateKeeping { $0.eventsCursor[key] = cursor }
     }
 
     // MARK: Storage access
@@ -170,6 +170,28 @@ final class StateStore: Sendable {
             let result = try transform(&state)
             if state != before || self.hasUnsaved { try await access.write(state) }
             return result
+        }
+    }
+
+    /// Like `updateAsync`, for what the server told and this process must not forget (a cursor, the connection's
+    /// details): when the storage cannot be locked or read, the change is made to the last document known and kept
+    /// in memory (written once the storage can take it); the `StorageError` is thrown either way.
+    func updateKeeping(_ transform: @escaping @Sendable (inout StoredState) -> Void) async throws {
+        let reached = Locked(false)
+        do {
+            try await exclusive { access in
+                var state = try await access.read()
+                reached.withLock { $0 = true }
+                let before = state
+                transform(&state)
+                if state != before || self.hasUnsaved { try await access.write(state) }
+            }
+        } catch let error as StorageError where !reached.withLock({ $0 }) {
+            guard case .success(var state) = known else { throw error }
+            let base = state
+            transform(&state)
+            if state != base { keep(state, over: base, because: error, origin: nil) }
+            throw error
         }
     }
 

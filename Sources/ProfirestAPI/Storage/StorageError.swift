@@ -35,6 +35,16 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     public let path: String
     /// What happened and what to do about it, for a person; never contains a stored value.
     public let reason: String
+    /// Whether the same call is expected to succeed later without anything being changed, so that the app waits and
+    /// tries again instead of asking the user to act: the keychain before the device's first unlock
+    /// (`errSecInteractionNotAllowed`, -25308, at a background launch or app prewarming) or while its entitlement
+    /// check is not yet answered (`errSecMissingEntitlement`, -34018, seen at such launches too). The stored state is
+    /// still there; it is never a reason to pair again.
+    ///
+    /// ```swift
+    /// if error.isTransient { scheduleRetryWhenProtectedDataBecomesAvailable() }
+    /// ```
+    public let isTransient: Bool
 
     /// Makes a storage error, for a ``TokenStorage`` of your own to report a failure the way the library's do.
     ///
@@ -42,14 +52,17 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     ///   - kind: the kind of failure, for code to decide by.
     ///   - path: the file, or the keychain service, the failure concerns.
     ///   - reason: what happened and what to do about it; never a stored value.
+    ///   - isTransient: whether the same call should succeed later without anything being changed (see
+    ///     ``isTransient``).
     ///
     /// ```swift
     /// throw StorageError(kind: .unwritable, path: path, reason: "the disk is full; free some space")
     /// ```
-    public init(kind: Kind, path: String, reason: String) {
+    public init(kind: Kind, path: String, reason: String, isTransient: Bool = false) {
         self.kind = kind
         self.path = path
         self.reason = reason
+        self.isTransient = isTransient
     }
 
     /// The path and the reason in one line, `"<path>: <reason>"`, ready for a log or an alert.
