@@ -741,8 +741,8 @@ extension ArticleSnippetContext {
         _ = reporting
     }
 
-    // TokensAndStorage.md, line 113
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 113)
+    // TokensAndStorage.md, line 128
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 128)
     struct DatabaseTokenStorage: TokenStorage {
         let database: AppDatabase
 
