@@ -219,7 +219,7 @@ extension ProfirestApi {
         }
 
         /// 64 MiB: thousands of times a page of the API, small beside a device's memory.
-        public static let defaultMaxResponseBytes = 64 << 20
+        public static let defaultMaxResponseBytes = Core.defaultMaxResponseBytes
 
         /// The storage key in effect: `storageKey`, or the one every Profirest library derives from the client_id.
         var effectiveStorageKey: String { storageKey ?? StateStore.defaultKey(clientID: clientID ?? "") }

@@ -38,12 +38,15 @@ final class Core: Sendable {
     let observe: (@Sendable (ProfirestEvent) -> Void)?
     /// The server's time as its answers' `Date` headers tell it.
     let serverClock = ServerClock()
+    /// The `maxResponseBytes` option's default, 64 MiB: an API page is kilobytes; a larger answer is a download,
+    /// which raises the limit per request.
+    static let defaultMaxResponseBytes = 64 << 20
 
     init(
         base: Result<APIBase, ProfirestUsageError>, transport: any HTTPTransport, store: StateStore,
         authorizer: any RequestAuthorizer, clientID: String? = nil, clientSecret: String? = nil,
         language: String? = nil, timeout: TimeInterval = 30,
-        maxResponseBytes: Int = ProfirestApi.Options.defaultMaxResponseBytes, retries: Int = 3,
+        maxResponseBytes: Int = Core.defaultMaxResponseBytes, retries: Int = 3,
         schedule: RetrySchedule = RetrySchedule(),
         clock: @escaping @Sendable () -> Date = { Date() },
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
