@@ -128,10 +128,10 @@ final class FeedBehindProxiesTests: XCTestCase {
         }
         if let since { streaming += end.timeIntervalSince(since) }
         let share = streaming / end.timeIntervalSince(start)
-        // A reconnection at once takes a new TLS connection through nginx to the sandbox: tens of milliseconds, a few
-        // hundred on a busy machine (load 6, 2 cores; the CA store is parsed once, not per connection); a wait of the
-        // backoff (2 s or more after each 5 s cut) would leave at most 71 %, a fallback to polling far less.
-        XCTAssertGreaterThanOrEqual(share, 0.9, "streaming \(Int(share * 100)) % of the time: \(changes.map(\.1))")
+        // After each cut of a healthy stream the feed waits the server's reconnection time ±25 % (issue 29, item 5:
+        // a fleet must not come back in one burst), then reconnects; 86 % was seen under load. A fallback to polling,
+        // or the failure backoff growing after each cut, would leave far less.
+        XCTAssertGreaterThanOrEqual(share, 0.6, "streaming \(Int(share * 100)) % of the time: \(changes.map(\.1))")
         XCTAssertEqual(seen.notes, [])
     }
 
