@@ -46,12 +46,14 @@ final class PostgresLibraryTests: PostgresTestCase {
             baseURL: "https://api.mujprofirest.cz", clientID: "partner", storage: storage, transport: transport))
     }
 
-    func testACorruptRowIsNotPairedButEveryRequestThrowsTheStorageError() async throws {
+    /// A row that cannot be read is not "unpaired": an app that pairs when `isPaired` is false must not start over
+    /// tokens it cannot see, and the row is left for someone to look at.
+    func testACorruptRowIsNeverTakenForUnpairedAndEveryRequestThrowsTheStorageError() async throws {
         let storage = try storage()
         try server.admin().sql(
             "INSERT INTO \(table) (key, value) VALUES ('profirest-api:x', '{\"access_token\": \"at_secret')")
         let api = ProfirestApi(options: .init(baseURL: "http://127.0.0.1:9", clientID: "x", storage: storage))
-        XCTAssertFalse(api.isPaired)
+        XCTAssertTrue(api.isPaired, "unknown is not unpaired")
         for attempt in 0..<2 {
             do {
                 _ = try await api.connection()
@@ -61,6 +63,13 @@ final class PostgresLibraryTests: PostgresTestCase {
                 XCTAssertTrue(error.description.contains("profirest-api:x"), error.description)
                 XCTAssertFalse(error.description.contains("at_secret"), error.description)
             }
+        }
+        XCTAssertEqual(api.storageError?.kind, .corrupt)
+        do {
+            _ = try await api.pair(scope: "kitchen:read")
+            XCTFail("pairing over a row it cannot read")
+        } catch let error as StorageError {
+            XCTAssertEqual(error.kind, .corrupt)
         }
         XCTAssertEqual(try server.admin().sql("SELECT value FROM \(table) WHERE key = 'profirest-api:x'"),
                        ["{\"access_token\": \"at_secret"], "never reset")

@@ -63,8 +63,8 @@ extension ProfirestApi {
     /// - Returns: the pairing in progress: show its `userCode` and `verificationURI`, then wait with `connected()`.
     /// - Throws: ``ProfirestUsageError`` without a `clientID` or with an unusable `baseURL` (nothing is sent);
     ///   ``ProfirestOAuthError`` when the server refuses to start (such as `invalid_scope`); ``ProfirestAPIError`` when
-    ///   no answer comes (`network_error`, `timeout`) or the server fails; `CancellationError` when the task is
-    ///   cancelled.
+    ///   no answer comes (`network_error`, `timeout`) or the server fails; ``StorageError`` when the storage cannot
+    ///   be read (it may hold a pairing, so none is started over it); `CancellationError` when the task is cancelled.
     ///
     /// ```swift
     /// let pairing = try await api.pair(scope: "kitchen:read", deviceName: "KDS", appVersion: "2.3.0")
