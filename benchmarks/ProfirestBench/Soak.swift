@@ -73,10 +73,32 @@ func soakFaults() -> [String: Any] { [
     "mix": ["drop_before", "drop_after", "status:503", "status:429", "close_after_response", "truncate", "garbage"],
 ] }
 
+/// The storage part's targets it missed: no pairing or state lost, no spent refresh token presented, every fault
+/// injected, and every faulted call ending in a clear error.
+func storageFaultMisses(_ results: [String: Any], _ settings: SoakSettings) -> [String] {
+    var bad = ["storage_fault_unpairings", "storage_fault_lost", "storage_fault_spent_refresh_tokens"]
+        .filter { (results[$0] as? Int ?? 1) != 0 }
+    if (results["storage_faults_injected"] as? Int ?? 0) < settings.storageFaults { bad.append("storage_faults_injected") }
+    return bad
+}
+
 func runSoak(_ arguments: [String]) async throws {
     let settings = SoakSettings(arguments)
+    if settings.only == "storage" {
+        let sandbox = try Sandbox(python: settings.python)
+        defer { sandbox.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("profirest-soak-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let results = try await soakStorageFaults(sandbox, faults: settings.storageFaults, directory: directory)
+        try merge(results, into: settings.output)
+        for key in results.keys.sorted() { print(key, results[key]!) }
+        let bad = storageFaultMisses(results, settings)
+        if !bad.isEmpty { throw BenchFailure("soak targets missed: \(bad)") }
+        return
+    }
     if let only = settings.only {
-        guard only == "replica" else { throw BenchFailure("--only: the soak has one part to run alone, replica") }
+        guard only == "replica" else { throw BenchFailure("--only: the soak has two parts to run alone, replica and storage") }
         let results = try await soakReplicas(settings.replica, python: settings.python) ?? [:]
         try merge(results, into: settings.output)
         for key in results.keys.sorted() { print(key, results[key]!) }
@@ -114,9 +136,8 @@ func runSoak(_ arguments: [String]) async throws {
     var bad = [
         "writes_lost", "writes_duplicated", "outbox_lost", "outbox_duplicated", "body_mismatch_under_key",
         "token_file_corruptions", "refresh_invalid_grant", "events_gaps", "events_duplicates_after_ack",
-        "storage_fault_unpairings", "storage_fault_lost", "storage_fault_spent_refresh_tokens",
     ].filter { (results[$0] as? Int ?? 1) != 0 }
-    if (results["storage_faults_injected"] as? Int ?? 0) < settings.storageFaults { bad.append("storage_faults_injected") }
+    bad += storageFaultMisses(results, settings)
     if (results["refresh_stall_max_s"] as? Double ?? 99) > 5 { bad.append("refresh_stall_max_s") }
     if !replicas.isEmpty { bad += replicaMisses(replicas, settings.replica) }
     // The paths the event part exists for must have been taken, or its zeros prove nothing.

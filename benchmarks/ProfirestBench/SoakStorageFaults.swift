@@ -37,6 +37,7 @@ func soakStorageFaults(_ sandbox: Sandbox, faults target: Int, directory: URL) a
         } catch let e as ProfirestAPIError where e.code == "not_paired" || e.code == "invalid_grant" {
             unpairings.add()
         } catch {
+            if unclear.value < 5 { FileHandle.standardError.write(Data("storage faults: not a StorageError: \(error)\n".utf8)) }
             unclear.add()
         }
     }
