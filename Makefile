@@ -258,6 +258,6 @@ SOAK_SHORT_REPLICAS := --replica-processes 2 --replica-connections 20 --replica-
 	--replica-token-ttl 2 --replica-margin 0.5 --replica-interval 0.5 --replica-window-kills 1
 soak-short: venv build
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) $$($(SWIFT) build --show-bin-path)/ProfirestBench \
-		--soak --writes 600 --kill-trials 5 --refresh-seconds 8 --refresh-kills 12 --events 3000 --storage-faults 200 \
+		--soak --writes 600 --kill-trials 5 --refresh-seconds 8 --refresh-kills 12 --events 3000 --storage-faults 100 \
 		$(SOAK_SHORT_REPLICAS) \
 		--output .build/soak-short.json

@@ -76,7 +76,7 @@ func soakFaults() -> [String: Any] { [
 /// The storage part's targets it missed: no pairing or state lost, no spent refresh token presented, every fault
 /// injected, and every faulted call ending in a clear error.
 func storageFaultMisses(_ results: [String: Any], _ settings: SoakSettings) -> [String] {
-    var bad = ["storage_fault_unpairings", "storage_fault_lost", "storage_fault_spent_refresh_tokens"]
+    var bad = ["storage_fault_unpairings", "storage_fault_lost", "storage_fault_spent_refresh_tokens", "storage_fault_unclear_errors"]
         .filter { (results[$0] as? Int ?? 1) != 0 }
     if (results["storage_faults_injected"] as? Int ?? 0) < settings.storageFaults { bad.append("storage_faults_injected") }
     return bad
