@@ -16,7 +16,7 @@ SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 TEST_STEPS := lint-contract check-generated check-snippets check-curl-abi check-pq-abi build docs swift-test swift-test-tsan sandbox-test tools-test \
 	demo-test soak-short fuzz dist-test quickstart-test
 test:
-	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED)" scripts/run-steps.sh make-test $(TEST_STEPS)
+	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED) FUZZ_OPT=$(FUZZ_OPT)" scripts/run-steps.sh make-test $(TEST_STEPS)
 
 ## venv: the Python tools (contract lint, sandbox) in .venv, reinstalled when a requirements file changes; pip's output
 ## goes to a log shown only when it fails, a line and dots say that it runs (scripts/progress.sh)
@@ -137,9 +137,13 @@ FUZZ_SECONDS ?= 30
 ## finds is fixed and kept in fuzz/seeds, which every run replays first. (`make test` hands it to its steps' make.)
 FUZZ_SEED ?=
 test: FUZZ_SEED = 1
+## FUZZ_OPT: the fuzzer's optimisation; -O for `make fuzz`, which explores, and -Onone under `make test`, which replays
+## the seeds and explores 30 s: its build takes 37 s instead of about 130 s, and it still runs 2,400 inputs a second.
+FUZZ_OPT ?= -O
+test: FUZZ_OPT = -Onone
 fuzz:
 	mkdir -p .build/fuzz/corpus
-	set -o pipefail; $(SWIFTC) -sanitize=fuzzer,address -parse-as-library -module-name ProfirestAPI -package-name profirest_api_swift -swift-version 6 -O -wmo -DPROFIREST_NO_CURL \
+	set -o pipefail; $(SWIFTC) -sanitize=fuzzer,address -parse-as-library -module-name ProfirestAPI -package-name profirest_api_swift -swift-version 6 $(FUZZ_OPT) -wmo -DPROFIREST_NO_CURL \
 		fuzz/Fuzz.swift $$(find Sources/ProfirestAPI -name '*.swift' | sort) -o .build/fuzz/profirest-fuzz 2>&1 \
 		| { grep -v "Cannot export local symbol" || true; }
 	cd .build/fuzz && ASAN_OPTIONS=detect_leaks=0 ./profirest-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) \
