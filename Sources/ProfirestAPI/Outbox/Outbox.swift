@@ -20,7 +20,7 @@ import Foundation
 ///
 /// ```swift
 /// let outbox = try api.outbox(path: "pichacka-outbox.json")
-/// let feed = Task { await outbox.run() }          // delivers what waits, until cancelled
+/// let delivering = Task { await outbox.run() }     // delivers what waits, until cancelled
 /// switch try await outbox.punch(restaurantID: rid, punch) {
 /// case .delivered: say("OK")
 /// case .queued: say("saved offline, \(outbox.status.count) waiting")
@@ -55,9 +55,12 @@ public final class Outbox: Sendable {
     /// The longest Retry-After the outbox waits for before sending again: an hour.
     static let longestRetryAfter: TimeInterval = 3600
 
-    init(core: Core, path: String, capacity: Int, onFailure: (@Sendable (OutboxFailure) -> Void)?) throws {
+    init(
+        core: Core, path: String, capacity: Int, onFailure: (@Sendable (OutboxFailure) -> Void)?,
+        hooks: OutboxJournal.TestHooks = OutboxJournal.TestHooks()
+    ) throws {
         self.core = core
-        self.journal = try OutboxJournal(path: path)
+        self.journal = try OutboxJournal(path: path, hooks: hooks)
         self.capacity = max(1, capacity)
         self.onFailure = onFailure
     }
