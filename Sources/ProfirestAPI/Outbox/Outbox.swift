@@ -152,12 +152,12 @@ public final class Outbox: Sendable {
     ///   outbox (nothing was queued); ``StorageError`` when the journal cannot be read or written.
     ///
     /// ```swift
-    /// try await outbox.punch(restaurantID: rid, AttendancePunchCreate(id: UUIDv7.make(now: Date()), type: "clock_in", credential: c))
+    /// try await outbox.punch(restaurantID: rid, AttendancePunchCreate(id: ProfirestApi.uuid(), type: "clock_in", credential: c))
     /// ```
     public func punch(restaurantID: String, _ punch: AttendancePunchCreate) async throws -> OutboxOutcome {
         var punch = punch
         guard UUID(uuidString: punch.id) != nil else {
-            throw ProfirestUsageError("a punch's id is a UUID (UUIDv7.make(now: Date())), not \"\(punch.id.prefix(40))\"")
+            throw ProfirestUsageError("a punch's id is a UUID (ProfirestApi.uuid()), not \"\(punch.id.prefix(40))\"")
         }
         // Checked here, against the contract, rather than by the server at replay: a bad punch found only then could
         // no longer be put right by the person who made it.
