@@ -101,7 +101,9 @@ public final class Outbox: Sendable {
     /// let outcome = try await outbox.post("/customers", body: customer)
     /// ```
     public func post<B: Encodable>(_ path: String, body: B, idempotencyKey: String? = nil) async throws -> OutboxOutcome {
-        try await post(path, body: .json(try JSONValue(encoding: body)), idempotencyKey: idempotencyKey)
+        // Encoded once, straight to the bytes every attempt sends (sorted keys: the same model, the same bytes).
+        let json = try JSONCoding.encode(body)
+        return try await post(path, body: .data(json, contentType: "application/json"), idempotencyKey: idempotencyKey)
     }
 
     /// Keeps a POST with a literal, JSON or raw body in the journal until the server answered it for good, as the

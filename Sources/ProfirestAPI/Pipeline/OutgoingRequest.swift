@@ -13,3 +13,14 @@ struct OutgoingRequest: Sendable {
     /// Idempotency-Key and If-Match.
     var knownSafeToRepeat: Bool = false
 }
+
+extension OutgoingRequest {
+    /// The headers every request of the library starts with, API and OAuth calls alike: what it accepts, the
+    /// User-Agent, and the language of error titles — nil sends none (the default transport also keeps Linux
+    /// URLSession from adding one, see `URLSessionTransport`).
+    static func standardHeaders(accept: String, language: String?) -> [String: String] {
+        var headers = ["Accept": accept, "User-Agent": LibraryVersion.userAgent]
+        if let language { headers["Accept-Language"] = language }
+        return headers
+    }
+}

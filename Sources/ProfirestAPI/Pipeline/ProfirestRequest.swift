@@ -54,9 +54,7 @@ extension ProfirestRequest {
     /// excepted, which the core adds to each attempt.
     func outgoing(base: APIBase, language: String?, now: Date) throws -> OutgoingRequest {
         let target = try RequestTarget.resolve(path, query: options.query.merging(query) { $1 }, base: base)
-        var headers: [String: String] = ["Accept": options.accept ?? "application/json", "User-Agent": LibraryVersion.userAgent]
-        // nil sends none: the default transport also keeps Linux URLSession from adding one (URLSessionTransport).
-        if let language { headers["Accept-Language"] = language }
+        var headers = OutgoingRequest.standardHeaders(accept: options.accept ?? "application/json", language: language)
         let encoded = try body?.encoded()
         if let encoded { headers["Content-Type"] = options.contentType ?? encoded.contentType }
         if let ifMatch = options.ifMatch { headers["If-Match"] = ifMatch }
