@@ -88,7 +88,7 @@ final class StoredStateTests: XCTestCase {
         let storage = MemoryTokenStorage()
         try storage.set(key, #"{"access_token":"a","refresh_token":"r","restaurant_id":"11","device_id":"d","#
             + #""pending_consent":{"state":"s","code_verifier":"v","redirect_uri":"x"},"#
-            + #""events_cursor":{"events_cursor:11":"c"},"other":true}"#)
+            + #""events_cursor:11":"c","other":true}"#)
         let store = StateStore(storage: storage, key: key)
         try store.update { $0.forgetConnection() }
         let state = try store.read()
