@@ -353,8 +353,3 @@ public final class Outbox: Sendable {
         }?.resume()
     }
 }
-
-extension ErrorCode {
-    /// The outbox is at its capacity; the write was not queued (library-only, status 0).
-    public static let outboxFull = "outbox_full"
-}
