@@ -71,8 +71,9 @@ build:
 ## `python3 -m http.server -d .build/docs 8000`, then http://127.0.0.1:8000/).
 ## Fails when a public symbol (of ProfirestAPI or ProfirestPostgres) has no doc comment, or a public function with
 ## parameters outside Generated/ lacks its `- Parameters:`, `- Returns:` or `- Throws:` section (tools/check_docs.py), a
-## ``Symbol`` link is broken, or a folder
-## of the library uses a type of a folder above it (tools/check_layers.py). Regenerates
+## ``Symbol`` link is broken, a folder
+## of the library uses a type of a folder above it (tools/check_layers.py), or a public type is declared in a file not
+## named after it (tools/check_one_type_per_file.py). Regenerates
 ## the articles' snippet test first (snippets), so that the next test build compiles what the articles show.
 ## dump-symbol-graph shares the build of `make build`; on Linux it exits 1 because it also tries the synthesized
 ## test-runner modules (<package>PackageTests, <package>PackageDiscoveredTests), which it cannot load — that error is
@@ -95,6 +96,7 @@ docs: snippets
 	$(PYTHON) tools/check_docs.py $(SYMBOLGRAPH_DIR_PG) --module ProfirestPostgres
 	$(PYTHON) tools/check_readme_map.py
 	$(PYTHON) tools/check_layers.py
+	$(PYTHON) tools/check_one_type_per_file.py
 	$(PYTHON) tools/public_surface.py $(SYMBOLGRAPH_DIR)/ProfirestAPI.symbols.json
 	$(DOCC) convert Sources/ProfirestAPI/ProfirestAPI.docc --additional-symbol-graph-dir $(SYMBOLGRAPH_DIR) \
 		--fallback-display-name ProfirestAPI --fallback-bundle-identifier cz.profirest.api \

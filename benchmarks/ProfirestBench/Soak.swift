@@ -10,10 +10,11 @@
 //   outbox_kill_trials, outbox_kills_inside_append, outbox_kills_inside_compaction, outbox_lost, outbox_duplicated
 //       `--kill-trials` times: a writer process (`--soak-writer`) hands writes to an outbox file and is SIGKILLed; a
 //       second writer process on the same file delivers what was left. One trial in four kills it at a random
-//       moment from outside; the others make it SIGKILL itself at a chosen point of its journal (the test hook
-//       PROFIREST_TEST_OUTBOX_KILL): half way through writing its N-th appended record, or in its N-th compaction
-//       just before or just after the new file replaces the journal — with compactions made frequent
-//       (PROFIREST_TEST_OUTBOX_COMPACT_BYTES=2048). Lost = accepted by the outbox (journaled) but never recorded;
+//       moment from outside; the others make it SIGKILL itself at a chosen point of its journal (`--kill-at`, which
+//       the writer hands to the library's SPI `ProfirestApi.outbox(path:killPoint:compactionBytes:)`): half way
+//       through writing its N-th appended record, or in its N-th compaction just before or just after the new file
+//       replaces the journal — with compactions made frequent (`--compact-bytes 2048`). Lost = accepted by the
+//       outbox (journaled) but never recorded;
 //       duplicated = recorded twice under one key.
 //   events_*   the event feed read through stream cuts, outages, polling phases and cursor expiries, counted by
 //       event id: SoakEvents.swift (`--events`, 100 000; the cuts and outages scale with it).
@@ -28,7 +29,7 @@
 //
 // The sandbox runs without --validate (cost), with an in-memory database; its stdin ties its life to ours.
 import Foundation
-import ProfirestAPI
+@_spi(OutboxCrashTesting) import ProfirestAPI
 import ProfirestTestSupport
 
 struct SoakSettings {
@@ -226,7 +227,7 @@ func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, direc
     var accepted = 0
     var insideAppend = 0
     var insideCompaction = 0
-    let compactOften = ["PROFIREST_TEST_OUTBOX_COMPACT_BYTES": "2048"]
+    let compactOften = ["--compact-bytes", "2048"]
     for trial in 0..<settings.killTrials {
         let outbox = directory.appendingPathComponent("kill-\(trial).json").path
         let prefix = "kill-\(trial)-"
@@ -237,9 +238,8 @@ func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, direc
         case 3: "compacted:\(Int.random(in: 1...10))"
         default: nil
         }
-        var environment = compactOften
-        environment["PROFIREST_TEST_OUTBOX_KILL"] = point
-        let first = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 300, environment: environment)
+        let killAt = point.map { ["--kill-at", $0] } ?? []
+        let first = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 300, extra: compactOften + killAt)
         if point == nil {
             try await Task.sleep(nanoseconds: UInt64.random(in: 5_000_000...300_000_000))
             ProcessControl.kill(first.process)
@@ -249,7 +249,7 @@ func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, direc
             if point.hasPrefix("append") { insideAppend += 1 } else { insideCompaction += 1 }
         }
         let keys = first.lines()
-        let second = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 0, environment: compactOften)
+        let second = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 0, extra: compactOften)
         second.process.waitUntilExit()
         let commits = try await commitsByKey(sandbox).filter { $0.key.hasPrefix(prefix) }
         accepted += keys.count
@@ -283,24 +283,27 @@ final class LineProcess: @unchecked Sendable {
     }
 }
 
-/// A `--soak-writer` child: its stdout names each key the outbox accepted, one a line.
+/// A `--soak-writer` child: its stdout names each key the outbox accepted, one a line. `extra` passes its crash
+/// points (`--kill-at`, `--compact-bytes`).
 func writerProcess(
-    _ sandbox: Sandbox, tokens: String, outbox: String, prefix: String, writes: Int, environment: [String: String] = [:]
+    _ sandbox: Sandbox, tokens: String, outbox: String, prefix: String, writes: Int, extra: [String] = []
 ) throws -> LineProcess {
     try LineProcess(CommandLine.arguments[0], arguments: [
         "--soak-writer", "--api", sandbox.api, "--tokens", tokens, "--outbox", outbox, "--prefix", prefix,
         "--writes", String(writes),
-    ], environment: environment)
+    ] + extra)
 }
 
 /// The child of a kill trial: hands `--writes` customers to the outbox (printing each accepted key), then delivers
-/// everything the outbox file holds.
+/// everything the outbox file holds; `--kill-at` and `--compact-bytes` set its journal's crash points.
 func runSoakWriter(_ arguments: [String]) async throws {
     func value(_ name: String) -> String { arguments.value(after: name) ?? "" }
     let api = ProfirestApi(options: .init(
         baseURL: value("--api"), clientID: soakClient, language: "en", storage: FileTokenStorage(path: value("--tokens")),
         retryDelay: 0.05, timeout: 5))
-    let outbox = try api.outbox(path: value("--outbox"))
+    let outbox = try api.outbox(
+        path: value("--outbox"), killPoint: arguments.value(after: "--kill-at"),
+        compactionBytes: arguments.value(after: "--compact-bytes").flatMap { Int($0) })
     for i in 0..<(Int(value("--writes")) ?? 0) {
         let key = value("--prefix") + String(i)
         _ = try await outbox.post("/customers", body: ["name": .string("Kill \(key)")], idempotencyKey: key)
