@@ -143,6 +143,7 @@ final class OutboxJournal: Sendable {
     /// file's; `file` is the journal opened for this section (nil when there is none yet).
     private func locked<R>(_ body: (inout JournalReplica, JournalFile?) throws -> R) throws -> R {
         try replica.withLock { r in
+            try hooks.enter(.lock)
             let lock = try FileLock.acquire(path: path + ".lock")
             defer { lock.release() }
             let file = try read(into: &r)
@@ -153,6 +154,7 @@ final class OutboxJournal: Sendable {
     /// Brings `r` up to date: the records appended since it last looked, or the whole file when it is new to it
     /// (another process compacted it, or it is the first look). Cuts a torn last record off.
     private func read(into r: inout JournalReplica) throws -> JournalFile? {
+        try hooks.enter(.read)
         guard let file = try JournalFile.open(path: path) else {
             r.restart(generation: nil, offset: 0)
             return nil
@@ -221,8 +223,12 @@ final class OutboxJournal: Sendable {
             JournalFile.killSelf()
         }
         do {
+            try hooks.enter(.write)
             try file.write(data, at: r.offset)
-            if durable { try file.sync() }
+            if durable {
+                try hooks.enter(.sync)
+                try file.sync()
+            }
         } catch {
             // Nothing half written stays behind a failed append.
             try? file.truncate(to: r.offset)
@@ -288,6 +294,7 @@ final class OutboxJournal: Sendable {
     }
 
     private func replace(with data: Data, beforeRename: () -> Void = {}, afterRename: () -> Void = {}) throws {
+        try hooks.enter(.replace)
         try TokenFile.replace(path: path, with: data, beforeRename: beforeRename, afterRename: afterRename)
         // Apple platforms (nothing elsewhere): the attribute lives on the file, and every replacement is a new file.
         FileExtras.excludeFromBackup(path: path)
@@ -318,10 +325,22 @@ final class OutboxJournal: Sendable {
             case append(Int), compaction(Int), compacted(Int)
         }
 
+        /// The journal's file operations, each of which a disk can refuse.
+        enum Operation: String, Sendable, CaseIterable {
+            case lock, read, write, sync, replace
+        }
+
         var kill: KillPoint?
         var compactionMinimum = 1 << 20
+        /// Asked before each file operation; an error it returns is that operation's failure (a disk that is full,
+        /// failing or out of locks), for a test that fails every operation of a life in turn.
+        var fault: (@Sendable (Operation) -> StorageError?)?
 
         init() {}
+
+        func enter(_ operation: Operation) throws {
+            if let fault, let error = fault(operation) { throw error }
+        }
 
         /// `append:N` kills the process (SIGKILL) in the middle of its N-th append (half the record written),
         /// `compaction:N` in its N-th compaction after the new file is written and synced but before it replaces the
