@@ -135,9 +135,9 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // FollowingTheEventFeed.md, line 133
+    // FollowingTheEventFeed.md, line 134
     func followingTheEventFeed5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 133)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 134)
         let feed = api.watchEvents(.init(
             restaurantID: rid, onEvents: { events in try await board.apply(events) }, stream: false, interval: 15))
 #sourceLocation()
@@ -800,9 +800,9 @@ extension ArticleSnippetContext {
 
     // MARK: TransportsAndProxies.md
 
-    // TransportsAndProxies.md, line 61
+    // TransportsAndProxies.md, line 62
     func transportsAndProxies1() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TransportsAndProxies.md", line: 61)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TransportsAndProxies.md", line: 62)
         let api = ProfirestApi(options: .init(
             baseURL: "https://profirest.intranet.example", clientID: "profirest-pos",
             trustedCertificates: .pemFile("/etc/profirest/ca.pem")))   // or .pem(bytes)
