@@ -20,6 +20,27 @@ import XCTest
 #endif
 
 extension ArticleSnippetContext {
+    // MARK: ContractModels.md
+
+    // ContractModels.md, line 14
+    func contractModels1() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/ContractModels.md", line: 14)
+        var punch = AttendancePunchCreate(id: ProfirestApi.uuid(), type: .clockIn,
+                                          credential: StaffCredential(method: "pin", secret: pin))
+        punch.credential?.employeeId = "emp_2"                  // chosen after staff_ambiguous
+        let recorded: AttendancePunch = try await api.post("/restaurants/\(rid)/attendance/punches", body: punch)
+        if recorded.state == AttendanceState.working { show("\(recorded.employee.name) is at work") }
+#sourceLocation()
+    }
+
+    // ContractModels.md, line 38
+    func contractModels2() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/ContractModels.md", line: 38)
+        let update = CustomerUpdate(email: .null, note: .value("Allergic to nuts"))   // clear the e-mail, set the note
+        try await api.patch("/customers/cus_8D2k", body: update)
+#sourceLocation()
+    }
+
     // MARK: Diagnostics.md
 
     // Diagnostics.md, line 13
@@ -166,27 +187,6 @@ extension ArticleSnippetContext {
         }))
         try await Task.sleep(nanoseconds: 60_000_000_000)
         feed.cancel()
-#sourceLocation()
-    }
-
-    // MARK: Models.md
-
-    // Models.md, line 14
-    func models1() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/Models.md", line: 14)
-        var punch = AttendancePunchCreate(id: ProfirestApi.uuid(), type: .clockIn,
-                                          credential: StaffCredential(method: "pin", secret: pin))
-        punch.credential?.employeeId = "emp_2"                  // chosen after staff_ambiguous
-        let recorded: AttendancePunch = try await api.post("/restaurants/\(rid)/attendance/punches", body: punch)
-        if recorded.state == AttendanceState.working { show("\(recorded.employee.name) is at work") }
-#sourceLocation()
-    }
-
-    // Models.md, line 38
-    func models2() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/Models.md", line: 38)
-        let update = CustomerUpdate(email: .null, note: .value("Allergic to nuts"))   // clear the e-mail, set the note
-        try await api.patch("/customers/cus_8D2k", body: update)
 #sourceLocation()
     }
 
