@@ -24,7 +24,7 @@ done
 grep -q "MIT License" "$package/LICENSE" || fail "LICENSE is not the MIT licence"
 version="${name#profirest-api-swift-}"
 grep -q "^## $version " "$package/CHANGELOG.md" || fail "CHANGELOG.md has no entry for $version"
-grep -qF "static let version = \"$version\"" "$package/Sources/ProfirestAPI/Support/LibraryVersion.swift" \
+grep -qF "static let version = \"$version\"" "$package/Sources/ProfirestAPI/Pipeline/LibraryVersion.swift" \
     || fail "the library's version constant is not $version"
 grep -qF ".package(path: \"../$name\")" "$package/README.md" || fail "the README's install snippet does not name ../$name"
 

@@ -3,7 +3,9 @@
 
 CONTRIBUTING.md's "How it is built" draws the library's folders as layers that data flows down through: the facade
 (Client) on top; the features that use the pipeline to talk to the server (Auth, Events, Outbox) below it; then the
-Pipeline, the Transport, Storage, Errors, the Generated models and Support at the bottom. A file may use what is
+Pipeline, the Transport, Storage, Errors, the Generated models, and at the bottom four rooms beside each other that
+use nothing above them: Observing (what the observer hears, and redaction), Values (JSON values, wire coding, dates,
+ids), Crypto and Concurrency (locks, the blocking pool, waiting). A file may use what is
 declared in its own folder or in any folder below; a use of a type declared in a folder above is a back-edge, which
 this check lists (file, line, the type and where it lives). Types are found by their declarations
 (top-level class/struct/enum/protocol/actor/typealias; nested types belong to theirs), uses by whole-word matches outside
@@ -17,15 +19,15 @@ from collections import defaultdict
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Sources", "ProfirestAPI")
 # Top to bottom; folders on one line are beside each other (they may not use each other).
 LAYERS = [["Client"], ["Auth", "Events", "Outbox"], ["Pipeline"], ["Transport"], ["Storage"], ["Errors"],
-          ["Generated"], ["Support"]]
-NESTED = re.compile(r"^\s+(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|internal|private|fileprivate|final|open|indirect|"
+          ["Generated"], ["Observing", "Values", "Crypto", "Concurrency"]]
+NESTED = re.compile(r"^\s+(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|final|open|indirect|"
                     r"nonisolated)\s+)*(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z]\w*)", re.M)
 RANK = {folder: rank for rank, folders in enumerate(LAYERS) for folder in folders}
 # Back-edges known and still to go, each with the reason: a new one fails the check, and an entry no longer used does too.
 KNOWN: dict = {}
 # Files whose layer is not their folder's: the typed operations are generated, but they are the facade's methods.
 FILE_LAYER = {"Generated/TypedOperations.swift": "Client"}
-DECLARATION = re.compile(r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|internal|private|fileprivate|final|open|indirect|"
+DECLARATION = re.compile(r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|final|open|indirect|"
                          r"nonisolated)\s+)*(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z]\w*)", re.M)
 
 

@@ -42,6 +42,8 @@ ACCEPTED = [
      "where there are no POSIX sockets the partner part says so: an error with a string literal"),
     ("DefaultTransport.swift", "return fallback(trusting: trustedCertificates)",
      "the same call the Linux branch makes when libcurl is missing, compiled there"),
+    ("KeychainTokenStorage.swift", "private static let hasFileBasedKeychain = true", "a Boolean literal"),
+    ("KeychainTokenStorage.swift", "private static let hasFileBasedKeychain = false", "a Boolean literal"),
     ("OwnerOnlySecurity+Windows.swift", "#error(",
      "the Swift 6.0 requirement on Windows: active only with an older compiler"),
 ]

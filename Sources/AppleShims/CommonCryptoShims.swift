@@ -1,4 +1,4 @@
-// Test-only declaration shims of exactly the CommonCrypto API that Sources/ProfirestAPI/Support/Crypto+CryptoKit.swift
+// Test-only declaration shims of exactly the CommonCrypto API that Sources/ProfirestAPI/Crypto/Crypto+CryptoKit.swift
 // uses (PBKDF2), backed by the library's portable PBKDF2. Never part of the ProfirestAPI library or any product.
 // CommonCrypto has no Swift documentation pages on developer.apple.com; the declarations follow the C header
 // CommonKeyDerivation.h (https://opensource.apple.com/source/CommonCrypto/CommonCrypto-60049/include/CommonKeyDerivation.h.auto.html:

@@ -1,4 +1,4 @@
-// Test-only declaration shims of exactly the CryptoKit API that Sources/ProfirestAPI/Support/Crypto+CryptoKit.swift
+// Test-only declaration shims of exactly the CryptoKit API that Sources/ProfirestAPI/Crypto/Crypto+CryptoKit.swift
 // uses, backed by the library's portable SHA-256/HMAC (PortableSHA256.swift, compiled into this module by a symlink).
 // Never part of the ProfirestAPI library or any product. Signatures copied from the documentation page cited next to
 // each; where a page was not fetched in this session the comment says so. Simplifications: `HashFunction` and

@@ -1,1 +1,1 @@
-../ProfirestAPI/Support/Crypto+CryptoKit.swift
+../ProfirestAPI/Crypto/Crypto+CryptoKit.swift

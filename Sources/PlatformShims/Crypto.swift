@@ -1,1 +1,1 @@
-../ProfirestAPI/Support/Crypto.swift
+../ProfirestAPI/Crypto/Crypto.swift

@@ -1,1 +1,1 @@
-../ProfirestAPI/Support/Locked.swift
+../ProfirestAPI/Concurrency/Locked.swift

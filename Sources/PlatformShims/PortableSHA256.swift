@@ -1,1 +1,1 @@
-../ProfirestAPI/Support/PortableSHA256.swift
+../ProfirestAPI/Crypto/PortableSHA256.swift

@@ -1,7 +1,7 @@
 /// The redacting description and mirror of a model with `x-secret` members. The default ones print every member,
 /// and `print`, string interpolation, `dump` and crash reporters that reflect values all end up in logs; these
 /// show the secret members only as `<redacted>` (present) or `nil` (absent) and every other member as Swift's
-/// default would. `RedactedFields` and `RedactedSecret` are the library's own (Support/RedactedFields.swift).
+/// default would. `RedactedFields` and `RedactedSecret` are the library's own (Observing/RedactedFields.swift).
 extension ModelsWriter {
     func writeRedaction(_ model: StructModel, _ out: inout SwiftWriter) {
         let secrets = model.properties.filter(\.secret).map { "`\(Naming.identifier($0.swiftName))`" }

@@ -48,6 +48,7 @@ public class FaultyStorage: TokenStorage, @unchecked Sendable {
     private var injectedCount = 0
     private var generator: UInt64
     private var paused = false
+    private var failingKinds: Set<Operation> = []
 
     /// Wraps `inner`; `injection` fails an operation (by default with ``realisticError(_:path:)``).
     ///
@@ -72,6 +73,17 @@ public class FaultyStorage: TokenStorage, @unchecked Sendable {
     public var isPaused: Bool {
         get { state.withLock { paused } }
         set { state.withLock { paused = newValue } }
+    }
+
+    /// Besides the plan, every operation of these kinds fails while they are in the set — a disk that is full for a
+    /// while, a keychain locked until the device is unlocked.
+    ///
+    /// ```swift
+    /// storage.failing = [.write]  // full disk
+    /// ```
+    public var failing: Set<Operation> {
+        get { state.withLock { failingKinds } }
+        set { state.withLock { failingKinds = newValue } }
     }
 
     /// The error a full disk (write: ENOSPC), a read-only file system (remove: EROFS), a failing disk (read: EIO) or an
@@ -100,6 +112,7 @@ public class FaultyStorage: TokenStorage, @unchecked Sendable {
             counted[operation, default: 0] += 1
             let chosen: Bool
             switch plan {
+            case _ where failingKinds.contains(operation): chosen = true
             case .none: chosen = false
             case .nth(let kind, let n): chosen = kind == operation && counted[operation] == n
             case .random(let probability, _):

@@ -360,6 +360,29 @@ final class MacKeychainTests: XCTestCase {
         }
         XCTAssertEqual(storage.keychain, .dataProtection, "the retry reached the same keychain and was refused too")
     }
+
+    /// iOS answers errSecMissingEntitlement for a moment at prewarmed launches, then works again. There is no second
+    /// keychain there to fall back to: the refusal is the transient error, the storage stays on the data-protection
+    /// keychain, and the next call works — a retry that happened to pass must not be taken for a file-based keychain.
+    func testATransientEntitlementRefusalOnIOSIsNoFallback() throws {
+        keychain.platform = .iOS
+        let storage = KeychainTokenStorage(service: service())
+        try storage.set("tokens", "t1")
+        let calls = Locked(0)
+        keychain.injectFailures { _ in
+            calls.withLock { count in
+                count += 1
+                return count == 1 ? errSecMissingEntitlement : nil
+            }
+        }
+        XCTAssertThrowsError(try storage.get("tokens")) { error in
+            XCTAssertEqual((error as? StorageError)?.isTransient, true, "\(error)")
+        }
+        XCTAssertEqual(calls.withLock { $0 }, 1, "one call: nothing to fall back to")
+        XCTAssertEqual(storage.keychain, .dataProtection)
+        XCTAssertEqual(try storage.get("tokens"), "t1")
+        XCTAssertEqual(storage.keychain, .dataProtection)
+    }
 }
 
 /// An app and its extension sharing an access group write the same item at once: both find none, both add it.

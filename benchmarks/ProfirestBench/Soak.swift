@@ -10,10 +10,11 @@
 //   outbox_kill_trials, outbox_kills_inside_append, outbox_kills_inside_compaction, outbox_lost, outbox_duplicated
 //       `--kill-trials` times: a writer process (`--soak-writer`) hands writes to an outbox file and is SIGKILLed; a
 //       second writer process on the same file delivers what was left. One trial in four kills it at a random
-//       moment from outside; the others make it SIGKILL itself at a chosen point of its journal (the test hook
-//       PROFIREST_TEST_OUTBOX_KILL): half way through writing its N-th appended record, or in its N-th compaction
-//       just before or just after the new file replaces the journal — with compactions made frequent
-//       (PROFIREST_TEST_OUTBOX_COMPACT_BYTES=2048). Lost = accepted by the outbox (journaled) but never recorded;
+//       moment from outside; the others make it SIGKILL itself at a chosen point of its journal (`--kill-at`, which
+//       the writer hands to the library's SPI `ProfirestApi.outbox(path:killPoint:compactionBytes:)`): half way
+//       through writing its N-th appended record, or in its N-th compaction just before or just after the new file
+//       replaces the journal — with compactions made frequent (`--compact-bytes 2048`). Lost = accepted by the
+//       outbox (journaled) but never recorded;
 //       duplicated = recorded twice under one key.
 //   events_*   the event feed read through stream cuts, outages, polling phases and cursor expiries, counted by
 //       event id: SoakEvents.swift (`--events`, 100 000; the cuts and outages scale with it).
@@ -28,7 +29,7 @@
 //
 // The sandbox runs without --validate (cost), with an in-memory database; its stdin ties its life to ours.
 import Foundation
-import ProfirestAPI
+@_spi(OutboxCrashTesting) import ProfirestAPI
 import ProfirestTestSupport
 
 struct SoakSettings {
@@ -73,10 +74,32 @@ func soakFaults() -> [String: Any] { [
     "mix": ["drop_before", "drop_after", "status:503", "status:429", "close_after_response", "truncate", "garbage"],
 ] }
 
+/// The storage part's targets it missed: no pairing or state lost, no spent refresh token presented, every fault
+/// injected, and every faulted call ending in a clear error.
+func storageFaultMisses(_ results: [String: Any], _ settings: SoakSettings) -> [String] {
+    var bad = ["storage_fault_unpairings", "storage_fault_lost", "storage_fault_spent_refresh_tokens", "storage_fault_unclear_errors"]
+        .filter { (results[$0] as? Int ?? 1) != 0 }
+    if (results["storage_faults_injected"] as? Int ?? 0) < settings.storageFaults { bad.append("storage_faults_injected") }
+    return bad
+}
+
 func runSoak(_ arguments: [String]) async throws {
     let settings = SoakSettings(arguments)
+    if settings.only == "storage" {
+        let sandbox = try Sandbox(python: settings.python)
+        defer { sandbox.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("profirest-soak-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let results = try await soakStorageFaults(sandbox, faults: settings.storageFaults, directory: directory)
+        try merge(results, into: settings.output)
+        for key in results.keys.sorted() { print(key, results[key]!) }
+        let bad = storageFaultMisses(results, settings)
+        if !bad.isEmpty { throw BenchFailure("soak targets missed: \(bad)") }
+        return
+    }
     if let only = settings.only {
-        guard only == "replica" else { throw BenchFailure("--only: the soak has one part to run alone, replica") }
+        guard only == "replica" else { throw BenchFailure("--only: the soak has two parts to run alone, replica and storage") }
         let results = try await soakReplicas(settings.replica, python: settings.python) ?? [:]
         try merge(results, into: settings.output)
         for key in results.keys.sorted() { print(key, results[key]!) }
@@ -114,9 +137,8 @@ func runSoak(_ arguments: [String]) async throws {
     var bad = [
         "writes_lost", "writes_duplicated", "outbox_lost", "outbox_duplicated", "body_mismatch_under_key",
         "token_file_corruptions", "refresh_invalid_grant", "events_gaps", "events_duplicates_after_ack",
-        "storage_fault_unpairings", "storage_fault_lost", "storage_fault_spent_refresh_tokens",
     ].filter { (results[$0] as? Int ?? 1) != 0 }
-    if (results["storage_faults_injected"] as? Int ?? 0) < settings.storageFaults { bad.append("storage_faults_injected") }
+    bad += storageFaultMisses(results, settings)
     if (results["refresh_stall_max_s"] as? Double ?? 99) > 5 { bad.append("refresh_stall_max_s") }
     if !replicas.isEmpty { bad += replicaMisses(replicas, settings.replica) }
     // The paths the event part exists for must have been taken, or its zeros prove nothing.
@@ -205,7 +227,7 @@ func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, direc
     var accepted = 0
     var insideAppend = 0
     var insideCompaction = 0
-    let compactOften = ["PROFIREST_TEST_OUTBOX_COMPACT_BYTES": "2048"]
+    let compactOften = ["--compact-bytes", "2048"]
     for trial in 0..<settings.killTrials {
         let outbox = directory.appendingPathComponent("kill-\(trial).json").path
         let prefix = "kill-\(trial)-"
@@ -216,9 +238,8 @@ func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, direc
         case 3: "compacted:\(Int.random(in: 1...10))"
         default: nil
         }
-        var environment = compactOften
-        environment["PROFIREST_TEST_OUTBOX_KILL"] = point
-        let first = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 300, environment: environment)
+        let killAt = point.map { ["--kill-at", $0] } ?? []
+        let first = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 300, extra: compactOften + killAt)
         if point == nil {
             try await Task.sleep(nanoseconds: UInt64.random(in: 5_000_000...300_000_000))
             ProcessControl.kill(first.process)
@@ -228,7 +249,7 @@ func soakKills(_ sandbox: Sandbox, settings: SoakSettings, tokens: String, direc
             if point.hasPrefix("append") { insideAppend += 1 } else { insideCompaction += 1 }
         }
         let keys = first.lines()
-        let second = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 0, environment: compactOften)
+        let second = try writerProcess(sandbox, tokens: tokens, outbox: outbox, prefix: prefix, writes: 0, extra: compactOften)
         second.process.waitUntilExit()
         let commits = try await commitsByKey(sandbox).filter { $0.key.hasPrefix(prefix) }
         accepted += keys.count
@@ -262,24 +283,27 @@ final class LineProcess: @unchecked Sendable {
     }
 }
 
-/// A `--soak-writer` child: its stdout names each key the outbox accepted, one a line.
+/// A `--soak-writer` child: its stdout names each key the outbox accepted, one a line. `extra` passes its crash
+/// points (`--kill-at`, `--compact-bytes`).
 func writerProcess(
-    _ sandbox: Sandbox, tokens: String, outbox: String, prefix: String, writes: Int, environment: [String: String] = [:]
+    _ sandbox: Sandbox, tokens: String, outbox: String, prefix: String, writes: Int, extra: [String] = []
 ) throws -> LineProcess {
     try LineProcess(CommandLine.arguments[0], arguments: [
         "--soak-writer", "--api", sandbox.api, "--tokens", tokens, "--outbox", outbox, "--prefix", prefix,
         "--writes", String(writes),
-    ], environment: environment)
+    ] + extra)
 }
 
 /// The child of a kill trial: hands `--writes` customers to the outbox (printing each accepted key), then delivers
-/// everything the outbox file holds.
+/// everything the outbox file holds; `--kill-at` and `--compact-bytes` set its journal's crash points.
 func runSoakWriter(_ arguments: [String]) async throws {
     func value(_ name: String) -> String { arguments.value(after: name) ?? "" }
     let api = ProfirestApi(options: .init(
         baseURL: value("--api"), clientID: soakClient, language: "en", storage: FileTokenStorage(path: value("--tokens")),
         retryDelay: 0.05, timeout: 5))
-    let outbox = try api.outbox(path: value("--outbox"))
+    let outbox = try api.outbox(
+        path: value("--outbox"), killPoint: arguments.value(after: "--kill-at"),
+        compactionBytes: arguments.value(after: "--compact-bytes").flatMap { Int($0) })
     for i in 0..<(Int(value("--writes")) ?? 0) {
         let key = value("--prefix") + String(i)
         _ = try await outbox.post("/customers", body: ["name": .string("Kill \(key)")], idempotencyKey: key)

@@ -1,6 +1,6 @@
 // The storage part of make soak: one device's life on a token file whose every operation fails with 1 % probability
 // (FaultyLockingStorage: EIO reads, ENOSPC writes, EROFS removes, ENOLCK locks), against a strict sandbox (a refresh
-// token used twice is invalid_grant): requests, a refresh every few rounds, event cursor saves, and every so often a
+// token used twice is invalid_grant): requests, a refresh every 13 s, event cursor saves, and every so often a
 // restart — a new client on the same file, the fault paused while it proves that what was stored still works.
 //
 //   storage_faults_injected      operations failed (the part runs until `--storage-faults`, 1,000, were)
@@ -37,6 +37,7 @@ func soakStorageFaults(_ sandbox: Sandbox, faults target: Int, directory: URL) a
         } catch let e as ProfirestAPIError where e.code == "not_paired" || e.code == "invalid_grant" {
             unpairings.add()
         } catch {
+            if unclear.value < 5 { FileHandle.standardError.write(Data("storage faults: not a StorageError: \(error)\n".utf8)) }
             unclear.add()
         }
     }
@@ -47,9 +48,14 @@ func soakStorageFaults(_ sandbox: Sandbox, faults target: Int, directory: URL) a
     var round = 0
     var restarts = 0
     let deadline = Date().addingTimeInterval(900)
+    // The server ends the access token every 13 s: a refresh each time, fewer than the storm guard's 5 a minute.
+    var expired = Date()
     while storage.injected < target, Date() < deadline {
         round += 1
-        if round % 4 == 0 { try await sandbox.admin("POST", "tokens/expire", ["client_id": clientID]) }
+        if Date().timeIntervalSince(expired) >= 13 {
+            try await sandbox.admin("POST", "tokens/expire", ["client_id": clientID])
+            expired = Date()
+        }
         await judged { _ = try await api.connection() }
         if round % 3 == 0 {
             try await sandbox.admin("POST", "events", ["count": 1, "restaurant_id": "11"])

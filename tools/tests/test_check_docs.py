@@ -163,7 +163,7 @@ def test_a_protocol_extension_member_is_listed_once_for_all_its_types(tmp_path):
     copies = []
     for type_name in ("OrderStatus", "TabStatus", "EventType"):
         copy = symbol("~=", ["Matches a known case."], kind="swift.func.op", parameters=[("_", "pattern"), ("_", "value")],
-                      returns="Bool", file="Support/OpenEnum.swift", line=47)
+                      returns="Bool", file="Values/ProfirestOpenEnum.swift", line=47)
         copy["identifier"]["precise"] += type_name
         copy["pathComponents"] = [type_name, "~=(_:_:)"]
         copies.append(copy)
@@ -171,7 +171,7 @@ def test_a_protocol_extension_member_is_listed_once_for_all_its_types(tmp_path):
     assert result.returncode == 1
     offenders = [line for line in result.stderr.splitlines() if line.startswith("  ")]
     assert len(offenders) == 1
-    assert "Sources/ProfirestAPI/Support/OpenEnum.swift:47:" in offenders[0]
+    assert "Sources/ProfirestAPI/Values/ProfirestOpenEnum.swift:47:" in offenders[0]
     assert "(and 2 other conforming type(s))" in offenders[0]
 
 

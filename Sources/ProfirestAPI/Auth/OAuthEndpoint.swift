@@ -89,8 +89,7 @@ struct OAuthEndpoint: Sendable {
         guard let url = URL(string: base.root + path), let origin = Origin(url) else {
             throw ProfirestUsageError("baseURL \"\(base.root)\" does not make a valid OAuth URL")
         }
-        var headers = ["Accept": "application/json", "User-Agent": LibraryVersion.userAgent]
-        if let language = core.language { headers["Accept-Language"] = language }
+        var headers = OutgoingRequest.standardHeaders(accept: "application/json", language: core.language)
         if let basicAuth { headers["Authorization"] = basicAuth }
         var body: Data?
         if let form {

@@ -25,4 +25,24 @@ extension ProfirestApi {
     ) throws -> Outbox {
         try Outbox(core: core, path: path, capacity: capacity, onFailure: onFailure)
     }
+
+    /// Opens the outbox as ``outbox(path:capacity:onFailure:)`` does, with crash points in its journal: for the
+    /// soak's kill trials, whose writer processes die inside an append or a compaction. An app never calls it; it is
+    /// outside the public API (SPI `OutboxCrashTesting`), so an app cannot reach it by accident.
+    ///
+    /// - Parameters:
+    ///   - path: the journal file, readable by its owner only; it need not exist yet.
+    ///   - killPoint: where this process kills itself (SIGKILL): `append:N` half way through its N-th appended record,
+    ///     `compaction:N` in its N-th compaction before the new file replaces the journal, `compacted:N` just after;
+    ///     nil for nowhere.
+    ///   - compactionBytes: compact once dead records exceed this many bytes (and the live ones) instead of 1 MiB;
+    ///     nil for 1 MiB.
+    /// - Returns: the outbox, with the default capacity and no `onFailure`.
+    /// - Throws: ``StorageError`` as ``outbox(path:capacity:onFailure:)`` does.
+    @_spi(OutboxCrashTesting)
+    public func outbox(path: String, killPoint: String?, compactionBytes: Int?) throws -> Outbox {
+        try Outbox(
+            core: core, path: path, capacity: 10_000, onFailure: nil,
+            hooks: OutboxJournal.TestHooks(killPoint: killPoint, compactionBytes: compactionBytes))
+    }
 }

@@ -3,7 +3,7 @@
 // flows of Auth/; the event feed and the outbox get the same `Core`. Every exchange with the server — API calls,
 // the OAuth endpoints, revocations, outbox deliveries, the feed — goes through that one core
 // (Pipeline/Core.swift), where the tokens, the attempts and the retries happen; a request gets its
-// Idempotency-Key when it becomes an outgoing request (Pipeline/ProfirestRequest.swift).
+// Idempotency-Key when it becomes an outgoing request (Pipeline/RequestOptions+IdempotencyKey.swift).
 import Foundation
 
 /// The Profirest API v2 client: requests, paged lists, errors and retries for one connection.

@@ -130,6 +130,12 @@ public enum ErrorCode {
     /// approval_signature does not match the manager's key, or the approver is no manager. HTTP 422.
     public static let offlineApprovalInvalid = "offline_approval_invalid"
 
+    /// The outbox is full.
+    ///
+    /// The outbox holds as many writes as its capacity; the write was not queued. Not retried. From the library, never
+    /// from the server.
+    public static let outboxFull = "outbox_full"
+
     /// The body is too large.
     ///
     /// Bodies are limited to 1 MiB of JSON and 10 MiB for backups. HTTP 413.
@@ -293,6 +299,7 @@ enum ErrorCatalog {
         "not_found": Entry(status: 404, retryable: false, libraryOnly: false, titleCS: "Nenalezeno", titleEN: "Not found"),
         "not_paired": Entry(status: 401, retryable: false, libraryOnly: true, titleCS: "Zařízení není spárované", titleEN: "The device is not paired"),
         "offline_approval_invalid": Entry(status: 422, retryable: false, libraryOnly: false, titleCS: "Neplatné offline schválení", titleEN: "Invalid offline approval"),
+        "outbox_full": Entry(status: 0, retryable: false, libraryOnly: true, titleCS: "Fronta k odeslání je plná", titleEN: "The outbox is full"),
         "payload_too_large": Entry(status: 413, retryable: false, libraryOnly: false, titleCS: "Tělo je příliš velké", titleEN: "The body is too large"),
         "precondition_failed": Entry(status: 412, retryable: false, libraryOnly: false, titleCS: "Záznam se mezitím změnil", titleEN: "The record changed meanwhile"),
         "precondition_required": Entry(status: 428, retryable: false, libraryOnly: false, titleCS: "Chybí If-Match", titleEN: "If-Match is missing"),

@@ -20,7 +20,7 @@ import Foundation
 ///
 /// ```swift
 /// let outbox = try api.outbox(path: "pichacka-outbox.json")
-/// let feed = Task { await outbox.run() }          // delivers what waits, until cancelled
+/// let delivering = Task { await outbox.run() }     // delivers what waits, until cancelled
 /// switch try await outbox.punch(restaurantID: rid, punch) {
 /// case .delivered: say("OK")
 /// case .queued: say("saved offline, \(outbox.status.count) waiting")
@@ -55,9 +55,12 @@ public final class Outbox: Sendable {
     /// The longest Retry-After the outbox waits for before sending again: an hour.
     static let longestRetryAfter: TimeInterval = 3600
 
-    init(core: Core, path: String, capacity: Int, onFailure: (@Sendable (OutboxFailure) -> Void)?) throws {
+    init(
+        core: Core, path: String, capacity: Int, onFailure: (@Sendable (OutboxFailure) -> Void)?,
+        hooks: OutboxJournal.TestHooks = OutboxJournal.TestHooks()
+    ) throws {
         self.core = core
-        self.journal = try OutboxJournal(path: path)
+        self.journal = try OutboxJournal(path: path, hooks: hooks)
         self.capacity = max(1, capacity)
         self.onFailure = onFailure
     }
@@ -98,7 +101,9 @@ public final class Outbox: Sendable {
     /// let outcome = try await outbox.post("/customers", body: customer)
     /// ```
     public func post<B: Encodable>(_ path: String, body: B, idempotencyKey: String? = nil) async throws -> OutboxOutcome {
-        try await post(path, body: .json(try JSONValue(encoding: body)), idempotencyKey: idempotencyKey)
+        // Encoded once, straight to the bytes every attempt sends (sorted keys: the same model, the same bytes).
+        let json = try JSONCoding.encode(body)
+        return try await post(path, body: .data(json, contentType: "application/json"), idempotencyKey: idempotencyKey)
     }
 
     /// Keeps a POST with a literal, JSON or raw body in the journal until the server answered it for good, as the
@@ -149,12 +154,12 @@ public final class Outbox: Sendable {
     ///   outbox (nothing was queued); ``StorageError`` when the journal cannot be read or written.
     ///
     /// ```swift
-    /// try await outbox.punch(restaurantID: rid, AttendancePunchCreate(id: UUIDv7.make(now: Date()), type: "clock_in", credential: c))
+    /// try await outbox.punch(restaurantID: rid, AttendancePunchCreate(id: ProfirestApi.uuid(), type: "clock_in", credential: c))
     /// ```
     public func punch(restaurantID: String, _ punch: AttendancePunchCreate) async throws -> OutboxOutcome {
         var punch = punch
         guard UUID(uuidString: punch.id) != nil else {
-            throw ProfirestUsageError("a punch's id is a UUID (UUIDv7.make(now: Date())), not \"\(punch.id.prefix(40))\"")
+            throw ProfirestUsageError("a punch's id is a UUID (ProfirestApi.uuid()), not \"\(punch.id.prefix(40))\"")
         }
         // Checked here, against the contract, rather than by the server at replay: a bad punch found only then could
         // no longer be put right by the person who made it.
@@ -347,9 +352,4 @@ public final class Outbox: Sendable {
             return wake
         }?.resume()
     }
-}
-
-extension ErrorCode {
-    /// The outbox is at its capacity; the write was not queued (library-only, status 0).
-    public static let outboxFull = "outbox_full"
 }

@@ -26,7 +26,8 @@ import Foundation
 final class OutboxJournal: Sendable {
     let path: String
     private let replica: Locked<JournalReplica>
-    private let hooks: TestHooks
+    /// The crash-test points: none, unless a crash test opened the journal (see `TestHooks`).
+    let hooks: TestHooks
 
     /// What one delivery round sends: a request alone, or punches of one restaurant as one batch under its key.
     enum Round {
@@ -43,7 +44,7 @@ final class OutboxJournal: Sendable {
 
     /// Opens the journal at `path` (nothing is created until the first write) and reads it, migrating a journal of
     /// the first format.
-    init(path: String, hooks: TestHooks = .fromEnvironment()) throws {
+    init(path: String, hooks: TestHooks = TestHooks()) throws {
         self.path = path
         self.hooks = hooks
         replica = Locked(JournalReplica())
@@ -309,13 +310,9 @@ final class OutboxJournal: Sendable {
             reason: "the outbox file is not an outbox journal (\(what)); move it aside to start an empty queue")
     }
 
-    /// Test-only switches, read from the environment and never set by an app: the soak's kill points and a small
-    /// compaction threshold so that its short runs compact often.
-    ///
-    /// `PROFIREST_TEST_OUTBOX_KILL=append:N` kills the process (SIGKILL) in the middle of its N-th append (half the
-    /// record written), `compaction:N` in its N-th compaction after the new file is written and synced but before it
-    /// replaces the journal, `compacted:N` just after. `PROFIREST_TEST_OUTBOX_COMPACT_BYTES=B` compacts once dead
-    /// records exceed B bytes (and the live ones) instead of 1 MiB.
+    /// Crash-test points, which an app never sets: the soak's kill points and a small compaction threshold so that
+    /// its short runs compact often. They reach a journal only through its initializer, from
+    /// `ProfirestApi.outbox(path:killPoint:compactionBytes:)` (SPI `OutboxCrashTesting`) or a unit test.
     struct TestHooks: Sendable {
         enum KillPoint: Equatable, Sendable {
             case append(Int), compaction(Int), compacted(Int)
@@ -324,23 +321,22 @@ final class OutboxJournal: Sendable {
         var kill: KillPoint?
         var compactionMinimum = 1 << 20
 
-        static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> TestHooks {
-            var hooks = TestHooks()
-            if let spec = environment["PROFIREST_TEST_OUTBOX_KILL"] {
-                let parts = spec.split(separator: ":")
-                if parts.count == 2, let n = Int(parts[1]) {
-                    switch parts[0] {
-                    case "append": hooks.kill = .append(n)
-                    case "compaction": hooks.kill = .compaction(n)
-                    case "compacted": hooks.kill = .compacted(n)
-                    default: break
-                    }
+        init() {}
+
+        /// `append:N` kills the process (SIGKILL) in the middle of its N-th append (half the record written),
+        /// `compaction:N` in its N-th compaction after the new file is written and synced but before it replaces the
+        /// journal, `compacted:N` just after; anything else kills nothing. `compactionBytes` compacts once dead
+        /// records exceed that many bytes (and the live ones) instead of 1 MiB.
+        init(killPoint: String?, compactionBytes: Int?) {
+            if let parts = killPoint?.split(separator: ":"), parts.count == 2, let n = Int(parts[1]) {
+                switch parts[0] {
+                case "append": kill = .append(n)
+                case "compaction": kill = .compaction(n)
+                case "compacted": kill = .compacted(n)
+                default: break
                 }
             }
-            if let bytes = environment["PROFIREST_TEST_OUTBOX_COMPACT_BYTES"].flatMap(Int.init), bytes > 0 {
-                hooks.compactionMinimum = bytes
-            }
-            return hooks
+            if let compactionBytes, compactionBytes > 0 { compactionMinimum = compactionBytes }
         }
     }
 }

@@ -144,11 +144,11 @@ final class Core: Sendable {
                 switch try await attempt.perform(httpRequest, streamed: streamIdle != nil) {
                 case .succeeded(let response) where streamIdle == nil:
                     succeeded(tokens)
-                    // Only when someone listens, and scrubbed: a server that echoes the request may put a token there.
+                    // Scrubbed (a server that echoes the request may put a token there), and only when someone listens:
+                    // `observed?.` evaluates no argument when nobody does.
                     observed?.finished(
                         status: response.status, error: nil,
-                        requestID: observed == nil
-                            ? nil : response.header("Profirest-Request-Id").map(attempt.errors.redaction.scrub))
+                        requestID: response.header("Profirest-Request-Id").map(attempt.errors.redaction.scrub))
                     return .whole(response)
                 case .succeeded(let response):
                     failure = attempt.errors.make(
@@ -321,10 +321,9 @@ private struct Observed {
     func finished(status: Int, error: ProfirestAPIError?, requestID: String?) {
         guard case .attemptsAndRetries = level else { return }
         let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        // The error's request id is already scrubbed of the attempt's tokens; a success's comes from the server.
+        // `requestID` is scrubbed of the attempt's tokens: an error's by the error factory, a success's by the caller.
         observe(.attemptFinished(attempt, ProfirestEvent.AttemptResult(
-            status: status, duration: duration, requestID: error?.requestID ?? (error == nil ? requestID : nil),
-            errorCode: error?.code)))
+            status: status, duration: duration, requestID: requestID, errorCode: error?.code)))
     }
 
     func retry(after delay: TimeInterval, reason: ProfirestEvent.RetryReason) {

@@ -120,7 +120,8 @@ public struct RequestOptions: Sendable, Hashable {
 }
 
 extension RequestOptions {
-    /// Whether and which `Idempotency-Key` a request carries (chosen in `Pipeline/ProfirestRequest.swift`).
+    /// Whether and which `Idempotency-Key` a request carries, chosen once per call so that every automatic retry
+    /// repeats it.
     ///
     /// ```swift
     /// try await api.post(path, body: order, options: .init(idempotencyKey: .key("order-\(localID)")))

@@ -144,16 +144,27 @@ public final class KeychainTokenStorage: TokenStorage {
     }
 
     /// Runs one SecItem call against the keychain in use. When the data-protection keychain refuses this process for
-    /// want of an entitlement and the file-based one may be used, the call is made there, and if that keychain
-    /// answers (macOS only: elsewhere it is the same keychain and refuses the same way) it is used from then on.
+    /// want of an entitlement and the file-based one may be used (macOS), the call is made there, and if that
+    /// keychain answers it is used from then on.
     private func perform(_ call: (_ dataProtection: Bool) -> OSStatus) -> OSStatus {
         if keychain == .fileBased { return call(false) }
         let status = call(true)
-        guard status == errSecMissingEntitlement, accessGroup == nil, allowsFileBasedKeychain else { return status }
+        guard status == errSecMissingEntitlement, accessGroup == nil, allowsFileBasedKeychain,
+              Self.hasFileBasedKeychain else { return status }
         let fallback = call(false)
         if fallback != errSecMissingEntitlement { inUse.withLock { $0 = .fileBased } }
         return fallback
     }
+
+    /// Whether this system has a second keychain: macOS only. Elsewhere errSecMissingEntitlement passes (prewarmed
+    /// launches), and a retry that happens to succeed must not be taken for another keychain.
+    #if os(macOS)
+    private static let hasFileBasedKeychain = true
+    #elseif PROFIREST_SHIMS
+    private static var hasFileBasedKeychain: Bool { InMemoryKeychain.shared.platform == .macOS }
+    #else
+    private static let hasFileBasedKeychain = false
+    #endif
 
     private func copy(_ key: String, dataProtection: Bool, into data: inout Data?) -> OSStatus {
         var query = itemQuery(key, dataProtection: dataProtection)

@@ -23,9 +23,6 @@ import Foundation
 /// Keys this library does not know are kept as they are when the document is written back: another library
 /// sharing the storage may have put them there. A missing key means "none"; `null` is read the same way.
 ///
-/// Before 1.0.0 the cursors lived in one object, `"events_cursor": {"events_cursor:11": "…"}`. That layout is still
-/// read (a cursor found only there is used) and the next write moves its cursors to their own members.
-///
 /// ```swift
 /// var state = StoredState(); state.accessToken = "at_1"; let json = try state.encoded()
 /// ```
@@ -225,15 +222,6 @@ extension StoredState {
             switch value {
             case .null: break
             case .string(let cursor): state.eventsCursor[key] = cursor
-            // The layout before 1.0.0, `"events_cursor": {"events_cursor:11": "…"}`: read so an upgrade keeps the
-            // feed's place, wherever the new member is absent; the next write moves each cursor to its own member.
-            // Only cursor keys are taken from it: any other name there would land on the top level when written.
-            case .object(let legacy) where key == "events_cursor":
-                for (legacyKey, cursor) in legacy {
-                    guard let s = cursor.stringValue else { throw corrupt("events_cursor holds a non-string") }
-                    guard isCursorKey(legacyKey), members[legacyKey]?.stringValue == nil else { continue }
-                    state.eventsCursor[legacyKey] = s
-                }
             default: throw corrupt("an events_cursor member is not a string")
             }
         }

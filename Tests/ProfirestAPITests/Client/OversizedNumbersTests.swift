@@ -81,6 +81,32 @@ final class OversizedNumbersTests: XCTestCase {
         XCTAssertEqual(value["i"], 7)
     }
 
+    /// A number that is valid JSON and fits a `Double` but not the integer member reading it: Linux's `JSONDecoder`
+    /// says "not valid JSON" at `$`; the error names the member and the number instead.
+    func testANumberAnIntegerMemberCannotHoldNamesThePath() {
+        for number in ["1.5", "-0.25", "2e-1", "9223372036854775808", "1e19"] {
+            let text = detail(#"{"count": \#(number)}"#, as: Counted.self) ?? ""
+            XCTAssertTrue(text.hasSuffix("at $.count: \(number) does not fit in Int"), text)
+        }
+        let json = #"{"items": [{"count": 1, "price": 2.5}, {"count": 2.0, "price": 0.1}, {"price": 9.99, "count": 3.5}]}"#
+        let text = detail(json, as: Listing.self) ?? ""
+        XCTAssertTrue(text.hasSuffix("at $.items[2].count: 3.5 does not fit in Int"), "Doubles passed over: \(text)")
+    }
+
+    /// Numbers an integer holds exactly, whatever their spelling, and fractions in `Double` members decode.
+    func testIntegralSpellingsAndDoublesStillDecode() throws {
+        let listing = try answer(#"{"items": [{"count": 1.0, "price": 1.5}, {"count": 1e3, "price": 2}, {"count": -0}]}"#)
+            .decode(as: Listing.self)
+        XCTAssertEqual(listing.items.map(\.count), [1, 1000, 0])
+    }
+
+    /// A `UInt64` member holds what an `Int` cannot: it is not the culprit; the `Int` beside it is.
+    func testAnUnsignedMemberIsNotBlamedForANumberItHolds() {
+        struct Wide: Decodable { var big: UInt64; var small: Int }
+        let text = detail(#"{"big": 18446744073709551615, "small": 0.5}"#, as: Wide.self) ?? ""
+        XCTAssertTrue(text.hasSuffix("at $.small: 0.5 does not fit in Int"), text)
+    }
+
     func testTheScanSkipsStringsAndFindsOnlyWhatDoesNotFit() {
         let json = #"{"a": "x\"1e400", "b": 1e300, "c": 9223372036854775807, "d": 18446744073709551615, "e": 1e400, "f": 1.5e-400}"#
         let bytes = Array(json.utf8)

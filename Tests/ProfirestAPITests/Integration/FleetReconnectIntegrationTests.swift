@@ -21,21 +21,8 @@ final class FleetReconnectIntegrationTests: XCTestCase {
         let sandbox = try SandboxServer.start()
         defer { sandbox.stop() }
         try await sandbox.config(["sse_retry_ms": 2500, "heartbeat": 15])
-        let bulk = try await sandbox.admin(
-            "POST", "consents/bulk", ["count": .integer(count), "scope": "restaurants:read events:read"])
-        let rows = bulk["data"]?.arrayValue ?? []
-        XCTAssertEqual(rows.count, count)
-        let restaurants = rows.map { $0["restaurant_id"]?.stringValue ?? "" }
-        let storage = MemoryTokenStorage()
-        func key(_ index: Int) -> String { "profirest-api:moje-aplikace:restaurant-\(restaurants[index])" }
-        for (index, row) in rows.enumerated() {
-            var state = StoredState()
-            state.accessToken = row["access_token"]?.stringValue
-            state.refreshToken = row["refresh_token"]?.stringValue
-            state.expiresAt = Date().addingTimeInterval(TimeInterval(row["expires_in"]?.intValue ?? 1800))
-            state.tokenType = "Bearer"
-            try storage.set(key(index), try state.encoded())
-        }
+        let consents = try await BulkConsents(sandbox, count: count, scope: "restaurants:read events:read")
+        let (restaurants, storage, key) = (consents.restaurants, consents.storage, consents.key)
         let openings = StreamOpenings(try CurlTransport.shared(trusting: nil))
         let clients = (0..<count).map { index in
             ProfirestApi(options: .init(

@@ -15,24 +15,9 @@ final class PartnerServingIntegrationTests: XCTestCase {
         let sandbox = try SandboxServer.start()
         defer { sandbox.stop() }
         try await sandbox.config(["sse_retry_ms": 100, "heartbeat": 15])
-        let bulk = try await sandbox.admin(
-            "POST", "consents/bulk", ["count": .integer(count), "scope": "restaurants:read events:read"])
-        let rows = bulk["data"]?.arrayValue ?? []
-        XCTAssertEqual(rows.count, count)
-        let restaurants = rows.map { $0["restaurant_id"]?.stringValue ?? "" }
+        let consents = try await BulkConsents(sandbox, count: count, scope: "restaurants:read events:read")
+        let (rows, restaurants, storage, key) = (consents.rows, consents.restaurants, consents.storage, consents.key)
         let grants = rows.map { $0["connection_id"]?.stringValue ?? "" }
-
-        // One storage for every connection, a key each, holding what a finished consent leaves there.
-        let storage = MemoryTokenStorage()
-        func key(_ index: Int) -> String { "profirest-api:moje-aplikace:restaurant-\(restaurants[index])" }
-        for (index, row) in rows.enumerated() {
-            var state = StoredState()
-            state.accessToken = row["access_token"]?.stringValue
-            state.refreshToken = row["refresh_token"]?.stringValue
-            state.expiresAt = Date().addingTimeInterval(TimeInterval(row["expires_in"]?.intValue ?? 1800))
-            state.tokenType = "Bearer"
-            try storage.set(key(index), try state.encoded())
-        }
         let record = PartnerRecord(count: count)
         let clients = (0..<count).map { index in
             sandbox.client(clientID: "moje-aplikace", storage: storage, storageKey: key(index),

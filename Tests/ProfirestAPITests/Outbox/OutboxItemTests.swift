@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import ProfirestAPI
 
-/// `OutboxItem.swift`: what the app sees of a waiting write — never its body, whose punch carries a PIN — what became
+/// `OutboxItem`: what the app sees of a waiting write — never its body, whose punch carries a PIN — what became
 /// of a write handed in (`OutboxOutcome`), and the outbox's status.
 final class OutboxItemTests: XCTestCase {
     static let pin = "739164"

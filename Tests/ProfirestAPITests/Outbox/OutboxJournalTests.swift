@@ -185,15 +185,25 @@ final class OutboxJournalTests: XCTestCase {
         XCTAssertEqual(ids(try OutboxJournal(path: path)), ["b"])
     }
 
-    func testTheTestHooksAreReadFromTheEnvironmentOnly() {
-        XCTAssertNil(OutboxJournal.TestHooks.fromEnvironment([:]).kill)
-        XCTAssertEqual(OutboxJournal.TestHooks.fromEnvironment([:]).compactionMinimum, 1 << 20)
-        let hooks = OutboxJournal.TestHooks.fromEnvironment([
-            "PROFIREST_TEST_OUTBOX_KILL": "compaction:2", "PROFIREST_TEST_OUTBOX_COMPACT_BYTES": "512",
-        ])
+    /// The crash points reach a journal through its initializer only: the library reads no environment, so a
+    /// variable named like one in an app's process (`PROFIREST_TEST_OUTBOX_KILL`) changes nothing.
+    func testTheCrashPointsComeFromTheInitializerOnly() throws {
+        setenv("PROFIREST_TEST_OUTBOX_KILL", "append:1", 1)
+        setenv("PROFIREST_TEST_OUTBOX_COMPACT_BYTES", "512", 1)
+        defer {
+            unsetenv("PROFIREST_TEST_OUTBOX_KILL")
+            unsetenv("PROFIREST_TEST_OUTBOX_COMPACT_BYTES")
+        }
+        let plain = try OutboxJournal(path: path)
+        XCTAssertNil(plain.hooks.kill)
+        XCTAssertEqual(plain.hooks.compactionMinimum, 1 << 20)
+        let hooks = OutboxJournal.TestHooks(killPoint: "compaction:2", compactionBytes: 512)
         XCTAssertEqual(hooks.kill, .compaction(2))
         XCTAssertEqual(hooks.compactionMinimum, 512)
-        XCTAssertEqual(OutboxJournal.TestHooks.fromEnvironment(["PROFIREST_TEST_OUTBOX_KILL": "append:7"]).kill, .append(7))
+        XCTAssertEqual(OutboxJournal.TestHooks(killPoint: "append:7", compactionBytes: nil).kill, .append(7))
+        XCTAssertEqual(OutboxJournal.TestHooks(killPoint: "compacted:3", compactionBytes: nil).kill, .compacted(3))
+        XCTAssertNil(OutboxJournal.TestHooks(killPoint: "sometime", compactionBytes: 0).kill)
+        XCTAssertEqual(OutboxJournal.TestHooks(killPoint: nil, compactionBytes: 0).compactionMinimum, 1 << 20)
     }
 }
 

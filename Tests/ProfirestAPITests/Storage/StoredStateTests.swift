@@ -88,7 +88,7 @@ final class StoredStateTests: XCTestCase {
         let storage = MemoryTokenStorage()
         try storage.set(key, #"{"access_token":"a","refresh_token":"r","restaurant_id":"11","device_id":"d","#
             + #""pending_consent":{"state":"s","code_verifier":"v","redirect_uri":"x"},"#
-            + #""events_cursor":{"events_cursor:11":"c"},"other":true}"#)
+            + #""events_cursor:11":"c","other":true}"#)
         let store = StateStore(storage: storage, key: key)
         try store.update { $0.forgetConnection() }
         let state = try store.read()
@@ -181,38 +181,6 @@ final class StateStoreCursorTests: XCTestCase {
         XCTAssertEqual(reread.cursor(restaurantID: nil, types: []), "c0")
         XCTAssertEqual(reread.cursor(restaurantID: "11", types: []), "c1")
         XCTAssertEqual(reread.cursor(restaurantID: "11", types: ["kitchen.ticket_updated", "order.created"]), "c2")
-    }
-
-    /// A document written before 1.0.0 keeps its feed's place: the nested cursors are read, and the next write
-    /// moves them all to their own members and drops the old object; other libraries' members stay.
-    func testTheOldNestedLayoutIsReadAndMovedOnTheNextWrite() async throws {
-        let storage = MemoryTokenStorage()
-        try storage.set(key, #"{"version":1,"access_token":"at","python_only":{"x":[1]},"events_cursor":"#
-            + #"{"events_cursor:11:kitchen.ticket_updated,order.created":"old42","events_cursor:12":"old12"}}"#)
-        let store = StateStore(storage: storage, key: key)
-        XCTAssertEqual(store.cursor(restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"]), "old42")
-        XCTAssertEqual(store.cursor(restaurantID: "12", types: []), "old12")
-        try await store.saveCursor("new43", restaurantID: "11", types: ["order.created", "kitchen.ticket_updated"])
-        let members = try document(storage)
-        XCTAssertEqual(members["events_cursor:11:kitchen.ticket_updated,order.created"], .string("new43"))
-        XCTAssertEqual(members["events_cursor:12"], .string("old12"), "a cursor not written moves too")
-        XCTAssertNil(members["events_cursor"], "the old object is gone")
-        XCTAssertEqual(members["python_only"], .object(["x": .array([.integer(1)])]))
-        XCTAssertEqual(members["access_token"], .string("at"))
-        XCTAssertEqual(StateStore(storage: storage, key: key).cursor(restaurantID: "12", types: []), "old12")
-    }
-
-    /// Both layouts in one document (an old library wrote after a new one): the new member wins; the old object
-    /// only fills what the new layout lacks, and takes nothing but cursor keys.
-    func testTheNewMemberWinsOverTheOldObject() throws {
-        let state = try StoredState.decode(
-            #"{"events_cursor:11":"new","events_cursor:12":null,"events_cursor":{"events_cursor:11":"old","#
-                + #""events_cursor:12":"old12","access_token":"not-a-cursor"}}"#, location: "test")
-        XCTAssertEqual(state.eventsCursor, ["events_cursor:11": "new", "events_cursor:12": "old12"])
-        XCTAssertNil(state.accessToken)
-        XCTAssertTrue(state.unknown.isEmpty, "\(state.unknown)")
-        let rewritten = try StoredState.decode(try state.encoded(), location: "test")
-        XCTAssertEqual(rewritten, state)
     }
 }
 

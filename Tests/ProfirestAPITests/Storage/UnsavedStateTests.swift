@@ -15,7 +15,7 @@ final class UnsavedStateTests: XCTestCase {
         let world = World()
         try world.storage.seed(access: "acc-1", refresh: "ref-1", expired: true)
         world.server.issue(access: "acc-1", refresh: "ref-1")
-        world.storage.failing = [.set, .remove]
+        world.storage.failing = [.write, .remove]
 
         // The request that needed the refresh still succeeds, with the new token.
         let answer: JSONValue = try await world.api.get("/restaurants/11")
@@ -46,10 +46,10 @@ final class UnsavedStateTests: XCTestCase {
 
     func testUnsavedStateIsWrittenAgainByATimerUntilTheStorageTakesIt() async throws {
         let sleeps = GatedSleeps()
-        let storage = FlakyStorage()
+        let storage = FaultyStorage.flaky()
         try storage.seed(access: "acc-1", refresh: "ref-1", expired: false)
         let store = StateStore(storage: storage, key: Self.key, sleep: { try await sleeps.sleep($0) })
-        storage.failing = [.set]
+        storage.failing = [.write]
         await XCTAssertThrowsStorageError { try await store.saveCursor("c-9", restaurantID: nil, types: []) }
         XCTAssertEqual(store.snapshot.eventsCursor[StoredState.cursorKey(restaurantID: nil, types: [])], "c-9")
         // The timer tries after 1 s, 2 s, 4 s …; it fails while the disk is full.
@@ -66,7 +66,7 @@ final class UnsavedStateTests: XCTestCase {
 
     func testAPairingWhoseTokensCannotBeStoredSaysSoAndCompletesWithoutANewCode() async throws {
         let world = World()
-        world.storage.failing = [.set]
+        world.storage.failing = [.write]
         let pairing = try await world.api.pair(scope: "attendance:punch")
         let error = await thrown(StorageError.self) { try await pairing.connected() }
         XCTAssertEqual(error?.kind, .unwritable)
@@ -89,7 +89,7 @@ final class UnsavedStateTests: XCTestCase {
         let world = World()
         let url = try world.api.authorizationURL(redirectURI: "app://callback", scope: "orders:read")
         let state = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value
-        world.storage.failing = [.set]
+        world.storage.failing = [.write]
         let callback = ["code": "code-1", "state": state ?? "", "iss": "https://api.mujprofirest.cz"]
         await XCTAssertThrowsStorageError { _ = try await world.api.completeAuthorization(parameters: callback) }
         XCTAssertEqual(world.server.codeExchanges, 1)
@@ -105,8 +105,8 @@ final class UnsavedStateTests: XCTestCase {
         let world = World()
         try world.storage.seed(access: "acc-1", refresh: "ref-1", expired: false)
         world.server.issue(access: "acc-1", refresh: "ref-1")
-        world.storage.failing = [.get]
-        world.storage.status = -25308  // errSecInteractionNotAllowed: a keychain locked at a background launch
+        world.storage.failing = [.read]
+        world.readStatus.withLock { $0 = -25308 }  // errSecInteractionNotAllowed: a keychain locked at a background launch
         XCTAssertTrue(world.api.isPaired, "unknown is not unpaired")
         XCTAssertNotNil(world.api.storageError)
         await XCTAssertThrowsStorageError { _ = try await world.api.pair(scope: "attendance:punch") }
@@ -116,7 +116,7 @@ final class UnsavedStateTests: XCTestCase {
         await XCTAssertThrowsStorageError { _ = try await world.api.get("/restaurants/11") as JSONValue }
         await world.api.unpair()
         XCTAssertEqual(world.server.requests.count, 0, "nothing was sent while the state could not be read")
-        XCTAssertEqual(try world.storage.document(bypassingFaults: true)?["refresh_token"], "ref-1")
+        XCTAssertEqual(try world.storage.document()?["refresh_token"], "ref-1")
 
         // Unlocked: read again on the next access, and everything works.
         world.storage.failing = []
@@ -132,7 +132,7 @@ final class UnsavedStateTests: XCTestCase {
         let world = World()
         try world.storage.seed(access: "acc-1", refresh: "ref-1", expired: false)
         world.server.issue(access: "acc-1", refresh: "ref-1")
-        world.storage.failing = [.set]
+        world.storage.failing = [.write]
         let seen = Locked<[String]>([])
         let errors = Locked<[String]>([])
         let task = world.api.watchEvents(EventWatcher.Options(
@@ -167,60 +167,29 @@ final class UnsavedStateTests: XCTestCase {
 
 // MARK: - Test doubles
 
-/// A storage over memory whose chosen operations fail as a full disk (or, for reads, a locked keychain) would.
-final class FlakyStorage: TokenStorage, @unchecked Sendable {
-    enum Operation: Hashable { case get, set, remove }
-    private let lock = NSLock()
-    private var values: [String: String] = [:]
-    private var _failing: Set<Operation> = []
-    private var _status: Int32 = 0
-
-    var failing: Set<Operation> {
-        get { lock.withLock { _failing } }
-        set { lock.withLock { _failing = newValue } }
-    }
-    /// An OSStatus for read failures (0: a file that cannot be read).
-    var status: Int32 {
-        get { lock.withLock { _status } }
-        set { lock.withLock { _status = newValue } }
-    }
-
-    func get(_ key: String) throws -> String? {
-        try lock.withLock {
-            if _failing.contains(.get) {
-                if _status != 0 {
-                    throw StorageError(kind: .keychain, path: key, reason: "the keychain refused (OSStatus \(_status))")
-                }
-                throw StorageError(kind: .unreadable, path: key, reason: "permission denied")
+/// Test storages: a memory storage that fails only on demand (`failing`) as a file storage does, reads as a keychain
+/// refusing with `readStatus` when it is set, else as a failing disk.
+extension FaultyStorage {
+    static func flaky(readStatus: Locked<Int32> = Locked(0)) -> FaultyStorage {
+        FaultyStorage(MemoryTokenStorage(), plan: .none) { operation in
+            let status = readStatus.withLock { $0 }
+            if operation == .read, status != 0 {
+                throw StorageError(kind: .keychain, path: "keychain", reason: "the keychain refused (OSStatus \(status))")
             }
-            return values[key]
+            throw FaultyStorage.realisticError(operation, path: "tokens.json")
         }
     }
 
-    func set(_ key: String, _ value: String) throws {
-        try lock.withLock {
-            if _failing.contains(.set) { throw StorageError(kind: .unwritable, path: key, reason: "No space left on device") }
-            values[key] = value
-        }
-    }
-
-    func remove(_ key: String) throws {
-        try lock.withLock {
-            if _failing.contains(.remove) { throw StorageError(kind: .unwritable, path: key, reason: "No space left on device") }
-            values[key] = nil
-        }
-    }
-
+    /// Stores a connection under the tests' key, past any fault.
     func seed(access: String, refresh: String, expired: Bool) throws {
         let expires = expired ? "2020-01-01T00:00:00Z" : "2099-01-01T00:00:00Z"
-        lock.withLock {
-            values[UnsavedStateTests.key] =
-                #"{"version":1,"access_token":"\#(access)","refresh_token":"\#(refresh)","expires_at":"\#(expires)","restaurant_id":"11"}"#
-        }
+        try inner.set(UnsavedStateTests.key,
+            #"{"version":1,"access_token":"\#(access)","refresh_token":"\#(refresh)","expires_at":"\#(expires)","restaurant_id":"11"}"#)
     }
 
-    func document(bypassingFaults: Bool = false) throws -> [String: String]? {
-        guard let text = lock.withLock({ values[UnsavedStateTests.key] }) else { return nil }
+    /// The stored document's string members, read past any fault.
+    func document() throws -> [String: String]? {
+        guard let text = try inner.get(UnsavedStateTests.key) else { return nil }
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] ?? [:]
         return object.compactMapValues { $0 as? String }
     }
@@ -344,7 +313,8 @@ final class StorageEvents: @unchecked Sendable {
 
 /// A client on a flaky storage, a single-use server and a clock the test moves.
 struct World {
-    let storage = FlakyStorage()
+    let readStatus = Locked<Int32>(0)
+    let storage: FaultyStorage
     let server = SingleUseServer()
     let clock = TestClock()
     let events = StorageEvents()
@@ -352,6 +322,7 @@ struct World {
     let api: ProfirestApi
 
     init() {
+        storage = .flaky(readStatus: readStatus)
         let (server, clock, events, unpaired) = (self.server, self.clock, self.events, self.unpaired)
         let transport = ScriptedTransport { request in server.answer(request) }
         api = ProfirestApi(options: .init(

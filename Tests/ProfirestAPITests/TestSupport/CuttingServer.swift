@@ -23,6 +23,14 @@ final class CuttingServer: @unchecked Sendable {
         self.holdOpen = holdOpen
         self.answer = answer
         self.cut = min(cut, answer.count)
+        (listener, port) = try Self.loopbackSocket(listening: true)
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// A TCP socket bound to a port of 127.0.0.1 the system chose, listening or not, and that port. Closed without
+    /// listening, it leaves a port nothing answers on.
+    static func loopbackSocket(listening: Bool) throws -> (socket: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var address = sockaddr_in()
@@ -32,17 +40,15 @@ final class CuttingServer: @unchecked Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
+                bind(fd, pointer, length) == 0 && (!listening || listen(fd, 16) == 0)
+                    && getsockname(fd, pointer, &length) == 0
             }
         }
         guard bound else {
             close(fd)
             throw POSIXError(.EADDRINUSE)
         }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// The request lines seen (`POST /v2/x HTTP/1.1`), one per request.

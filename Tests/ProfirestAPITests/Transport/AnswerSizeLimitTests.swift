@@ -33,14 +33,7 @@ final class AnswerSizeLimitTests: XCTestCase {
     /// The server declares 10 GB and sends a few bytes, then waits: only refusing at the head ends this at once.
     func testCurlRefusesADeclaredLengthPastTheLimitBeforeReadingTheBody() async throws {
         let answer = Self.head("Content-Length: 10000000000\r\n") + Data(repeating: 0x20, count: 100)
-        let server = try CuttingServer(answer: answer, cut: answer.count, holdOpen: true)
-        defer { server.stop() }
-        let api = ProfirestApi(options: .init(
-            baseURL: server.baseURL, retries: 0, timeout: 60, transport: try CurlTransport(), maxResponseBytes: 1 << 20))
-        let started = Date()
-        let e = await apiError { try await api.get("/x") }
-        XCTAssertEqual(e?.code, ErrorCode.responseTooLarge)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "ended at the head, not by the timeout")
+        try await assertRefusedBeforeTheTimeout(answer, "ended at the head, not by the timeout")
     }
 
     /// A chunked answer without a length that goes on past the limit: libcurl stops reading there.
@@ -48,14 +41,22 @@ final class AnswerSizeLimitTests: XCTestCase {
         var answer = Self.head("Transfer-Encoding: chunked\r\n")
         let chunk = Data(repeating: 0x61, count: 65536)
         for _ in 0..<64 { answer += Data("10000\r\n".utf8) + chunk + Data("\r\n".utf8) }
+        try await assertRefusedBeforeTheTimeout(answer, "ended at the limit, not by the timeout")
+    }
+
+    /// `answer` sent whole by a server that then holds the connection open, to a 1 MiB limit through libcurl: it must
+    /// end as `response_too_large` well before the 60 s timeout.
+    private func assertRefusedBeforeTheTimeout(
+        _ answer: Data, _ message: String, file: StaticString = #filePath, line: UInt = #line
+    ) async throws {
         let server = try CuttingServer(answer: answer, cut: answer.count, holdOpen: true)
         defer { server.stop() }
         let api = ProfirestApi(options: .init(
             baseURL: server.baseURL, retries: 0, timeout: 60, transport: try CurlTransport(), maxResponseBytes: 1 << 20))
         let started = Date()
         let e = await apiError { try await api.get("/x") }
-        XCTAssertEqual(e?.code, ErrorCode.responseTooLarge)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "ended at the limit, not by the timeout")
+        XCTAssertEqual(e?.code, ErrorCode.responseTooLarge, file: file, line: line)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, message, file: file, line: line)
     }
     #endif
 }

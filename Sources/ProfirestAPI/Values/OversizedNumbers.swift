@@ -7,7 +7,8 @@ import Foundation
 /// Used only after a decode failed, so a normal answer costs nothing: each such number is rewritten as a marked
 /// string, the answer decoded again — a member the model does not read is then skipped, a `JSONValue` holds it as
 /// `.number` (infinite when it overflows a `Double`) — and a member that does read it fails with its JSON path and
-/// the number as sent (`at $.items[3].count: 1e400 does not fit in Int`).
+/// the number as sent (`at $.items[3].count: 1e400 does not fit in Int`). A number that fits a `Double` but not the
+/// integer member reading it (`1.5`), which Linux's decoder also reports as invalid JSON at `$`, is found the same way.
 enum OversizedNumbers {
     /// U+10FFFF, a noncharacter no text of the API holds, then the number as it was sent.
     private static let marker: [UInt8] = [0xF4, 0x8F, 0xBF, 0xBF]
@@ -27,7 +28,7 @@ enum OversizedNumbers {
     /// reason naming the path and the number; nil when `data` holds no such number (the first failure stands).
     static func retry<T: Decodable>(_ type: T.Type, from data: Data) -> Result<T, DecodingError>? {
         let found = find(in: data)
-        guard !found.isEmpty else { return nil }
+        guard !found.isEmpty else { return misfit(T.self, in: data).map { .failure($0) } }
         let rewritten = rewrite(data, found)
         do {
             return .success(try decoder.decode(T.self, from: rewritten))
@@ -50,18 +51,8 @@ enum OversizedNumbers {
         default:
             return nil
         }
-        let rewritten = rewrite(data, find(in: data))
-        guard var value = try? JSONDecoder().decode(JSONValue.self, from: rewritten) else { return nil }
-        for key in path {
-            if case .array = value, let index = key.intValue, let element = value[index] {
-                value = element
-            } else if let member = value[key.stringValue] {
-                value = member
-            } else {
-                return nil
-            }
-        }
-        guard let text = value.stringValue, text.hasPrefix(markerText) else { return nil }
+        guard let text = member(at: path, of: rewrite(data, find(in: data)))?.stringValue, text.hasPrefix(markerText)
+        else { return nil }
         let number = text.dropFirst(markerText.count)
         let target = type.map { "\($0)" } ?? "the member's type"
         return (path, "\(number) does not fit in \(target)")
@@ -74,9 +65,71 @@ enum OversizedNumbers {
         return Double(text.dropFirst(markerText.count))
     }
 
+    /// Where an integer member met a number it cannot hold exactly (`1.5`, `9223372036854775808` for `Int`), which
+    /// Linux's `JSONDecoder` reports as invalid JSON at `$`: an error naming the member and the number, nil when that
+    /// is not what failed.
+    ///
+    /// Each number an `Int` cannot hold is set aside as a marked string and the answer decoded again: the decode
+    /// stops at the first member that reads one. An integer member is the culprit; any other (a `Double`) takes its
+    /// number back and the search goes on — one decode a candidate, within a budget of bytes decoded, and only after
+    /// a decode failed.
+    private static func misfit<T: Decodable>(_ type: T.Type, in answer: Data) -> DecodingError? {
+        let data = answer.startIndex == 0 ? answer : Data(answer)  // ranges count from 0
+        var candidates = find(in: data, where: { !fitsInt($0) })
+        guard !candidates.isEmpty else { return nil }
+        let attempts = min(candidates.count, max(1, misfitBudget / max(2 * data.count, 1)))  // two decodes each
+        for _ in 0..<attempts {
+            let rewritten = rewrite(data, candidates)
+            guard case .typeMismatch(let expected, let context)? = decodeError(T.self, rewritten),
+                  let text = member(at: context.codingPath, of: rewritten)?.stringValue, text.hasPrefix(markerText)
+            else { return nil }
+            let number = String(text.dropFirst(markerText.count))
+            guard let index = candidates.firstIndex(where: { data[$0].elementsEqual(number.utf8) }) else { return nil }
+            guard let integer = expected as? any FixedWidthInteger.Type, !holds(integer, number) else {
+                candidates.remove(at: index)
+                if candidates.isEmpty { return nil }
+                continue
+            }
+            return .dataCorrupted(.init(
+                codingPath: context.codingPath, debugDescription: "\(number) does not fit in \(expected)"))
+        }
+        return .dataCorrupted(.init(
+            codingPath: [], debugDescription: "a number does not fit the type of the member that reads it"))
+    }
+
+    /// Bytes the misfit search may decode in all: a few decodes of a large answer, dozens of a small one.
+    private static let misfitBudget = 8 << 20
+
+    private static func decodeError<T: Decodable>(_ type: T.Type, _ data: Data) -> DecodingError? {
+        do {
+            _ = try decoder.decode(T.self, from: data)
+            return nil
+        } catch {
+            return error as? DecodingError
+        }
+    }
+
+    /// The value at `path` of a rewritten document.
+    private static func member(at path: [CodingKey], of rewritten: Data) -> JSONValue? {
+        guard var value = try? JSONDecoder().decode(JSONValue.self, from: rewritten) else { return nil }
+        for key in path {
+            if case .array = value, let index = key.intValue, let element = value[index] {
+                value = element
+            } else if let member = value[key.stringValue] {
+                value = member
+            } else {
+                return nil
+            }
+        }
+        return value
+    }
+
     /// The byte ranges of the number literals (outside strings) that fit neither `Int`, `UInt64` nor a finite
     /// `Double`.
-    static func find(in data: Data) -> [Range<Int>] {
+    static func find(in data: Data) -> [Range<Int>] { find(in: data, where: { !fits($0) }) }
+
+    /// The byte ranges of the number literals outside strings that `select` picks.
+    private static func find(in data: Data, where select: (UnsafeBufferPointer<UInt8>) -> Bool) -> [Range<Int>] {
         data.withUnsafeBytes { raw -> [Range<Int>] in
             let bytes = raw.bindMemory(to: UInt8.self)
             var found: [Range<Int>] = []
@@ -93,7 +146,7 @@ enum OversizedNumbers {
                     let start = i
                     i += 1
                     while i < bytes.count, isNumberByte(bytes[i]) { i += 1 }
-                    if !fits(UnsafeBufferPointer(rebasing: bytes[start..<i])) { found.append(start..<i) }
+                    if select(UnsafeBufferPointer(rebasing: bytes[start..<i])) { found.append(start..<i) }
                 } else {
                     i += 1
                 }
@@ -118,6 +171,19 @@ enum OversizedNumbers {
         if integral, Int(text) != nil || UInt64(text) != nil { return true }
         guard let value = Double(text) else { return true }  // not a number at all: the parser's to report
         return value.isFinite && !integral
+    }
+
+    private static func holds<I: FixedWidthInteger>(_ type: I.Type, _ number: String) -> Bool {
+        if I(number, radix: 10) != nil { return true }
+        return Double(number).flatMap { I(exactly: $0) } != nil
+    }
+
+    /// Whether an `Int` holds the literal's value exactly (`1.0` and `1e3` do, `1.5` does not).
+    private static func fitsInt(_ literal: UnsafeBufferPointer<UInt8>) -> Bool {
+        let text = String(decoding: literal, as: UTF8.self)
+        if Int(text) != nil { return true }
+        guard let value = Double(text), value.isFinite else { return true }  // the parser's or `find`'s to report
+        return value.rounded() == value && abs(value) < 0x1p63
     }
 
     /// `data` with each range replaced by a marked string of its text.
