@@ -60,8 +60,8 @@ check-generated:
 	$(SWIFT) run --quiet profirest-codegen check contract/profirest-v2.openapi.json Sources/ProfirestAPI/Generated
 
 ## build: every target, warnings as errors — on Linux also the test-only targets that compile the Windows and Apple
-## branches against declaration shims (PlatformShims, TestSupportWindowsCheck, BenchWindowsCheck; README, "How it is
-## built") — after tools/check_platform_branches.py has checked that every platform branch is compiled by one of them
+## branches against declaration shims (PlatformShims, TestSupportWindowsCheck, BenchWindowsCheck; CONTRIBUTING.md,
+## "Platform code") — after tools/check_platform_branches.py has checked that every platform branch is compiled by one of them
 build:
 	$(PYTHON) tools/check_platform_branches.py
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails when a folder of Sources/ProfirestAPI uses a type of a folder above it.
 
-The README's "How it is built" draws the library's folders as layers that data flows down through: the facade
+CONTRIBUTING.md's "How it is built" draws the library's folders as layers that data flows down through: the facade
 (Client) on top; the features that use the pipeline to talk to the server (Auth, Events, Outbox) below it; then the
 Pipeline, the Transport, Storage, Errors, the Generated models, and at the bottom four rooms beside each other that
 use nothing above them: Observing (what the observer hears, and redaction), Values (JSON values, wire coding, dates,
@@ -68,7 +68,7 @@ def main() -> int:
         if not os.path.isdir(path) or folder.endswith(".docc"):
             continue
         if folder not in RANK:
-            print(f"check_layers: the folder {folder} has no layer; add it to LAYERS (and to the README's map)")
+            print(f"check_layers: the folder {folder} has no layer; add it to LAYERS (and to CONTRIBUTING.md's map)")
             return 1
         for dirpath, _, names in os.walk(path):
             for name in names:

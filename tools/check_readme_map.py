@@ -1,4 +1,4 @@
-"""Fails when the README's "How it is built" section names a source file or folder that does not exist.
+"""Fails when CONTRIBUTING.md's "How it is built" section names a source file or folder that does not exist.
 
 The section is how a newcomer finds their way (where a POST gets its Idempotency-Key, where a 401 becomes a
 refresh, …); a file renamed or moved without the map following it would send them to nothing. Checked: every
@@ -7,7 +7,7 @@ repository root); every folder of the tree diagram's Sources/ProfirestAPI block 
 in it; every folder the Tests/ProfirestAPITests block names exists there, and every test folder is either a library
 folder (the tests mirror the sources) or named in that block.
 
-Usage: python3 tools/check_readme_map.py [README.md]
+Usage: python3 tools/check_readme_map.py [CONTRIBUTING.md]
 """
 import re
 import sys
@@ -18,7 +18,7 @@ TESTS = ROOT / "Tests/ProfirestAPITests"
 
 
 def main() -> int:
-    readme = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "README.md"
+    readme = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "CONTRIBUTING.md"
     text = readme.read_text()
     start = text.index("## How it is built")
     end = text.find("\n## ", start + 1)
@@ -48,9 +48,9 @@ def main() -> int:
         if folder.is_dir() and not (library / folder.name).is_dir() and folder.name not in named:
             missing.append(f"(not in the map) Tests/ProfirestAPITests/{folder.name}/")
     if missing:
-        print("README 'How it is built' is out of date:\n  " + "\n  ".join(missing))
+        print("CONTRIBUTING.md 'How it is built' is out of date:\n  " + "\n  ".join(missing))
         return 1
-    print("README 'How it is built': every named file and folder exists")
+    print("CONTRIBUTING.md 'How it is built': every named file and folder exists")
     return 0
 
 

@@ -55,7 +55,7 @@ final class KeychainTokenStorageTests: XCTestCase {
         XCTAssertNil(try app.get("refresh"))
     }
 
-    /// README: "generic-password items that are AfterFirstUnlockThisDeviceOnly and never synchronised".
+    /// TokensAndStorage: "generic-password items that are AfterFirstUnlockThisDeviceOnly and never synchronised".
     func testItemsAreAfterFirstUnlockThisDeviceOnlyAndNotSynchronised() throws {
         let group = "TEAMID.cz.example.shared"
         let storage = KeychainTokenStorage(service: service(), accessGroup: group)

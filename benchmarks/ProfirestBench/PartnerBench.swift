@@ -482,7 +482,7 @@ func waitStreaming(_ watchers: [EventWatcher], limit: TimeInterval) async throws
 
 func partnerKey(_ restaurant: String) -> String { "profirest-api:moje-aplikace:restaurant-\(restaurant)" }
 
-/// A partner connection's state document (README, "The state document") from the tokens of a bulk consent.
+/// A partner connection's state document (TokensAndStorage.md, "One document per connection") from the tokens of a bulk consent.
 private func partnerStateDocument(_ row: [String: Any]) throws -> String {
     let expiresIn = row["expires_in"] as? Int ?? 1800
     let document: [String: Any] = [

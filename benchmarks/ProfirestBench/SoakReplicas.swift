@@ -292,7 +292,7 @@ private var expiryFormatter: ISO8601DateFormatter {
     return formatter
 }
 
-/// A state document (README "The state document") for a partner consent the sandbox minted.
+/// A state document (TokensAndStorage.md, "One document per connection") for a partner consent the sandbox minted.
 private func stateDocument(_ row: [String: Any]) throws -> String {
     let expiresIn = row["expires_in"] as? Int ?? 0
     var document: [String: Any] = [

@@ -107,7 +107,7 @@ final class Sandbox: @unchecked Sendable {
     func refreshReuse() async throws -> Int { (try await admin("GET", "stats"))["refresh_reuse"] as? Int ?? 0 }
 
     /// A paired device's tokens at once (`POST /_sandbox/tokens`), written into `storage` as the state document
-    /// (README "The state document") under the client's default key — as if a pairing had just finished.
+    /// (TokensAndStorage.md, "One document per connection") under the client's default key — as if a pairing had just finished.
     func pairDevice(clientID: String, storage: any TokenStorage) async throws {
         let tokens = try await admin("POST", "tokens", ["client_id": clientID, "restaurant_id": "11"])
         let expiresIn = tokens["expires_in"] as? Int ?? 1800

@@ -3,7 +3,7 @@ import Foundation
 // The request methods. The result type comes from the annotation (`let x: Model = try await api.get(…)`) or
 // `as:`; `Data` gives the raw bytes, `JSONValue` any JSON, an optional `nil` for 204. Without a result type
 // the `@discardableResult` variants return `JSONValue?`, so a call whose result is unused compiles quietly.
-// Errors are `ProfirestAPIError` (API), `ProfirestUsageError` (misuse, nothing sent) or `CancellationError`.
+// What each can throw is explained once, in the article RequestsAndErrors ("Errors every request can throw").
 
 extension ProfirestApi {
     // MARK: A request value
@@ -13,11 +13,7 @@ extension ProfirestApi {
     ///
     /// - Parameter request: the method, path, query, body and options, and the type its answer decodes to.
     /// - Returns: the answer decoded as `T` (`JSONValue?` any JSON, `Data` the bytes).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
-    ///   `insufficient_scope`, `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not a
-    ///   `T`); ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in
-    ///   front); ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task
-    ///   is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let staff = try await api.send(ProfirestRequest<[StaffMember]>("GET", "/restaurants/11/staff"))
@@ -35,11 +31,7 @@ extension ProfirestApi {
     ///   - type: the type to decode the answer as; left out, the annotation gives it.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer decoded as `T`.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
-    ///   `insufficient_scope`, `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not a
-    ///   `T`); ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in
-    ///   front); ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task
-    ///   is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let catalog: Catalog = try await api.get("/restaurants/11/catalog")
@@ -54,10 +46,7 @@ extension ProfirestApi {
     ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
-    ///   `insufficient_scope`, `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is
-    ///   wrong and nothing was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens
-    ///   cannot be read or written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let connection = try await api.get("/connection")
@@ -73,10 +62,7 @@ extension ProfirestApi {
     ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the body's bytes as they came, or nil when it is empty.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
-    ///   `insufficient_scope`, `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is
-    ///   wrong and nothing was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens
-    ///   cannot be read or written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let bytes = try await api.getData("/restaurants/11/backups/b1/content")
@@ -96,11 +82,7 @@ extension ProfirestApi {
     ///   - type: the type to decode the answer as; left out, the annotation gives it.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer decoded as `T`.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `idempotency_key_reused`, `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not
-    ///   a `T`); ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in
-    ///   front); ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task
-    ///   is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let r: Tab = try await api.post("/restaurants/11/tabs", body: ["name": "Stůl 4"])
@@ -119,11 +101,7 @@ extension ProfirestApi {
     ///   - type: the type to decode the answer as; left out, the annotation gives it.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer decoded as `T`.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `idempotency_key_reused`, `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not
-    ///   a `T`); ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in
-    ///   front, or a body that cannot be encoded as JSON); ``StorageError`` when the stored tokens cannot be read or
-    ///   written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let punch: AttendancePunch = try await api.post(path, body: punchCreate)
@@ -142,10 +120,7 @@ extension ProfirestApi {
     ///     none.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `idempotency_key_reused`, `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is
-    ///   wrong and nothing was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens
-    ///   cannot be read or written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// try await api.post("/restaurants/\(rid)/backups", body: .data(zip, contentType: "application/zip"))
@@ -162,11 +137,7 @@ extension ProfirestApi {
     ///   - body: a model, sent as JSON.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `idempotency_key_reused`, `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is
-    ///   wrong and nothing was sent (such as a path with `/v2` in front, or a body that cannot be encoded as JSON);
-    ///   ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task is
-    ///   cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// try await api.post("/restaurants/\(rid)/quotes", body: quote)
@@ -187,11 +158,7 @@ extension ProfirestApi {
     ///   - type: the type to decode the answer as; left out, the annotation gives it.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer decoded as `T`.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…;
-    ///   `invalid_response` when the answer is not a `T`); ``ProfirestUsageError`` when the call is wrong and nothing
-    ///   was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens cannot be read or
-    ///   written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let c: Customer = try await api.put("/customers/c1", body: ["name": "Jana"])
@@ -210,11 +177,7 @@ extension ProfirestApi {
     ///   - type: the type to decode the answer as; left out, the annotation gives it.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer decoded as `T`.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…;
-    ///   `invalid_response` when the answer is not a `T`); ``ProfirestUsageError`` when the call is wrong and nothing
-    ///   was sent (such as a path with `/v2` in front, or a body that cannot be encoded as JSON); ``StorageError`` when
-    ///   the stored tokens cannot be read or written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let c: Customer = try await api.put("/customers/c1", body: update)
@@ -233,11 +196,7 @@ extension ProfirestApi {
     ///     none.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…);
-    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front);
-    ///   ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task is
-    ///   cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// try await api.put("/customers/c1", body: ["name": "Jana"])
@@ -254,11 +213,7 @@ extension ProfirestApi {
     ///   - body: a model, sent as JSON.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…);
-    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front, or a
-    ///   body that cannot be encoded as JSON); ``StorageError`` when the stored tokens cannot be read or written;
-    ///   `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// try await api.put("/customers/c1", body: update)
@@ -279,11 +234,7 @@ extension ProfirestApi {
     ///   - type: the type to decode the answer as; left out, the annotation gives it.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer decoded as `T`.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…;
-    ///   `invalid_response` when the answer is not a `T`); ``ProfirestUsageError`` when the call is wrong and nothing
-    ///   was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens cannot be read or
-    ///   written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let c: Customer = try await api.patch("/customers/c1", body: ["name": "Jana"])
@@ -302,11 +253,7 @@ extension ProfirestApi {
     ///   - type: the type to decode the answer as; left out, the annotation gives it.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer decoded as `T`.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…;
-    ///   `invalid_response` when the answer is not a `T`); ``ProfirestUsageError`` when the call is wrong and nothing
-    ///   was sent (such as a path with `/v2` in front, or a body that cannot be encoded as JSON); ``StorageError`` when
-    ///   the stored tokens cannot be read or written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let c: Customer = try await api.patch("/customers/c1", body: update)
@@ -325,11 +272,7 @@ extension ProfirestApi {
     ///     none.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…);
-    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front);
-    ///   ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task is
-    ///   cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// try await api.patch("/customers/c1", body: ["name": "Jana"], options: .init(ifMatch: etag))
@@ -346,11 +289,7 @@ extension ProfirestApi {
     ///   - body: a model, sent as JSON.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`,
-    ///   `precondition_failed` when `ifMatch` no longer matches, `not_paired`, `network_error`, `timeout`…);
-    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front, or a
-    ///   body that cannot be encoded as JSON); ``StorageError`` when the stored tokens cannot be read or written;
-    ///   `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// try await api.patch("/customers/c1", body: update)
@@ -369,11 +308,7 @@ extension ProfirestApi {
     ///   - type: the type to decode the answer as; left out, the annotation gives it.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer decoded as `T`.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
-    ///   `precondition_failed`, `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not a
-    ///   `T`); ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in
-    ///   front); ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task
-    ///   is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let gone: Tab = try await api.delete("/restaurants/11/tabs/t1")
@@ -388,10 +323,7 @@ extension ProfirestApi {
     ///   - path: the path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`not_found`,
-    ///   `precondition_failed`, `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is
-    ///   wrong and nothing was sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens
-    ///   cannot be read or written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// try await api.delete("/restaurants/11/tabs/t1")
@@ -413,11 +345,7 @@ extension ProfirestApi {
     ///   - type: the type to decode the answer as; left out, the annotation gives it.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer decoded as `T`.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
-    ///   `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not a `T`);
-    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front);
-    ///   ``StorageError`` when the stored tokens cannot be read or written; `CancellationError` when the task is
-    ///   cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let r: Order = try await api.request("POST", "/restaurants/11/orders", body: ["quote_id": "q1"])
@@ -438,11 +366,7 @@ extension ProfirestApi {
     ///   - type: the type to decode the answer as; left out, the annotation gives it.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer decoded as `T`.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
-    ///   `not_paired`, `network_error`, `timeout`…; `invalid_response` when the answer is not a `T`);
-    ///   ``ProfirestUsageError`` when the call is wrong and nothing was sent (such as a path with `/v2` in front, or a
-    ///   body that cannot be encoded as JSON); ``StorageError`` when the stored tokens cannot be read or written;
-    ///   `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let r: Order = try await api.request("POST", path, body: orderCreate)
@@ -462,10 +386,7 @@ extension ProfirestApi {
     ///     none.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
-    ///   `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is wrong and nothing was
-    ///   sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens cannot be read or written;
-    ///   `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// try await api.request("DELETE", "/restaurants/11/tabs/t1")
@@ -485,10 +406,7 @@ extension ProfirestApi {
     ///   - body: a model, sent as JSON.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the answer as JSON, or nil when it has no body (such as a 204).
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
-    ///   `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is wrong and nothing was
-    ///   sent (such as a path with `/v2` in front, or a body that cannot be encoded as JSON); ``StorageError`` when the
-    ///   stored tokens cannot be read or written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// try await api.request("PUT", path, body: update)
@@ -511,10 +429,7 @@ extension ProfirestApi {
     ///     none.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the successful answer: its status, headers and bytes.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
-    ///   `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is wrong and nothing was
-    ///   sent (such as a path with `/v2` in front); ``StorageError`` when the stored tokens cannot be read or written;
-    ///   `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let r = try await api.send("GET", "/customers/\(id)"); let etag = r.header("ETag")
@@ -534,10 +449,7 @@ extension ProfirestApi {
     ///   - body: a model, sent as JSON.
     ///   - options: what this one request does differently: query, Idempotency-Key, staff token, retries, timeout…
     /// - Returns: the successful answer: its status, headers and bytes.
-    /// - Throws: ``ProfirestAPIError`` when the request fails — decide by its `code` (`validation_failed`, `not_found`,
-    ///   `not_paired`, `network_error`, `timeout`…); ``ProfirestUsageError`` when the call is wrong and nothing was
-    ///   sent (such as a path with `/v2` in front, or a body that cannot be encoded as JSON); ``StorageError`` when the
-    ///   stored tokens cannot be read or written; `CancellationError` when the task is cancelled.
+    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
     ///
     /// ```swift
     /// let r = try await api.send("POST", "/restaurants/11/orders", body: orderCreate); r.header("Location")

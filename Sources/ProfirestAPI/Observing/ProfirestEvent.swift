@@ -14,101 +14,41 @@ import Foundation
 /// ```
 public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
     /// An attempt of a request is about to be sent.
-    ///
-    /// ```swift
-    /// case .attemptStarted(let attempt):
-    /// ```
     case attemptStarted(Attempt)
     /// An attempt ended: with an answer (`status`), or without one (`status` 0, `errorCode` network_error or
     /// timeout).
-    ///
-    /// ```swift
-    /// case .attemptFinished(let attempt, let result):
-    /// ```
     case attemptFinished(Attempt, AttemptResult)
     /// The library waits `delay` seconds before the next attempt.
-    ///
-    /// ```swift
-    /// case .retryScheduled(let attempt, let delay, let reason):
-    /// ```
     case retryScheduled(Attempt, delay: TimeInterval, reason: RetryReason)
     /// New tokens: refreshed by this process, or found already refreshed by another sharing the storage.
-    ///
-    /// ```swift
-    /// case .tokenRefreshed(let byThisProcess):
-    /// ```
     case tokenRefreshed(byThisProcess: Bool)
     /// The device was paired, or a partner connected.
-    ///
-    /// ```swift
-    /// case .paired:
-    /// ```
     case paired
     /// The connection was forgotten: `requested` by `unpair()`, or `invalid_grant` when the server ended it.
-    ///
-    /// ```swift
-    /// case .unpaired(let reason):
-    /// ```
     case unpaired(reason: String)
     /// Revoking a grant on the server failed (it stays valid until it expires); the code says why.
-    ///
-    /// ```swift
-    /// case .revocationFailed(let code):
-    /// ```
     case revocationFailed(code: String)
     /// An employee signed in.
-    ///
-    /// ```swift
-    /// case .staffSignedIn(let employeeID):
-    /// ```
     case staffSignedIn(employeeID: String)
     /// The staff session ended: `expired` (inactivity or its maximum, or the server ended it) or signed out.
-    ///
-    /// ```swift
-    /// case .staffSessionEnded(let employeeID, let expired):
-    /// ```
     case staffSessionEnded(employeeID: String, expired: Bool)
     /// The event feed's reading changed: connected to the stream, the stream dropped, or polling.
-    ///
-    /// ```swift
-    /// case .feed(let change):
-    /// ```
     case feed(FeedChange)
     /// The outbox took a write in, delivered it, or it was refused for good or is waiting.
-    ///
-    /// ```swift
-    /// case .outbox(let change):
-    /// ```
     case outbox(OutboxChange)
     /// The default transport could not be used and the client went on with another: on Linux, libcurl could not be
     /// loaded, so requests go through `URLSessionTransport` (FoundationNetworking) instead. Said once per client.
-    ///
-    /// ```swift
-    /// case .transportFallback(let reason):
-    /// ```
     case transportFallback(reason: String)
     /// The connection's state could not be written (a full disk, a locked keychain): what the server issued is kept in
     /// memory and used, and written again until it can be (`ProfirestApi.storageError` says why meanwhile). Said once
     /// per outage; `.stateSaved` ends it.
-    ///
-    /// ```swift
-    /// case .stateNotSaved(let reason):
-    /// ```
     case stateNotSaved(reason: String)
     /// State kept in memory after `.stateNotSaved` is in the storage now (or another process's newer state replaced
     /// it).
-    ///
-    /// ```swift
-    /// case .stateSaved:
-    /// ```
     case stateSaved
     /// The device's clock differs from the server's by more than a minute (`seconds` is the server's time minus the
     /// device's, from the `Date` header of an answer): Retry-After dates and staff sessions are measured by the
     /// server's time regardless, but a punch's `occurred_at` is the device's time. Said once per client.
-    ///
-    /// ```swift
-    /// case .clockOffset(let seconds):
-    /// ```
     case clockOffset(seconds: TimeInterval)
 
     /// One attempt of one request, as much as is safe to log.
@@ -182,16 +122,8 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public enum RetryReason: String, Sendable, Hashable {
         /// The server's Retry-After.
-        ///
-        /// ```swift
-        /// .retryAfter
-        /// ```
         case retryAfter = "retry_after"
         /// The doubling delay with jitter.
-        ///
-        /// ```swift
-        /// .backoff
-        /// ```
         case backoff
     }
 
@@ -202,22 +134,10 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public enum FeedChange: String, Sendable, Hashable {
         /// The live stream is connected.
-        ///
-        /// ```swift
-        /// .connected
-        /// ```
         case connected
         /// The stream connection ended or could not be made.
-        ///
-        /// ```swift
-        /// .dropped
-        /// ```
         case dropped
         /// The feed is polled (the stream is not served, or dropped three times in a row).
-        ///
-        /// ```swift
-        /// .polling
-        /// ```
         case polling
     }
 
@@ -228,28 +148,12 @@ public enum ProfirestEvent: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public enum OutboxChange: Sendable, Hashable {
         /// Journaled.
-        ///
-        /// ```swift
-        /// case .enqueued(let id):
-        /// ```
         case enqueued(id: String)
         /// The server recorded it.
-        ///
-        /// ```swift
-        /// case .delivered(let id):
-        /// ```
         case delivered(id: String)
         /// Refused for good, with the code.
-        ///
-        /// ```swift
-        /// case .refused(let id, let code):
-        /// ```
         case refused(id: String, code: String)
         /// Still waiting after an attempt, with the code of its failure.
-        ///
-        /// ```swift
-        /// case .waiting(let id, let code):
-        /// ```
         case waiting(id: String, code: String)
     }
 

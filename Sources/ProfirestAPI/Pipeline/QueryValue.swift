@@ -8,34 +8,14 @@ public enum QueryValue: Sendable, Hashable, ExpressibleByStringLiteral, Expressi
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
 {
     /// A text value.
-    ///
-    /// ```swift
-    /// ["channel": .string(channel)]
-    /// ```
     case string(String)
     /// An integer.
-    ///
-    /// ```swift
-    /// ["limit": .int(50)]
-    /// ```
     case int(Int)
     /// A decimal number.
-    ///
-    /// ```swift
-    /// ["lat": .double(50.08)]
-    /// ```
     case double(Double)
     /// `true` or `false`.
-    ///
-    /// ```swift
-    /// ["active": .bool(true)]
-    /// ```
     case bool(Bool)
     /// Several values, joined with commas.
-    ///
-    /// ```swift
-    /// ["types": .list(["a", "b"])]
-    /// ```
     case list([String])
     /// Left out of the URL.
     ///

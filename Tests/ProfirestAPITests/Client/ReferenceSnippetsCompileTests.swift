@@ -136,7 +136,8 @@ private func replayTransport() -> ScriptedTransport {
     }
 }
 
-/// The README's Quick start, compiled against the public API (never run: it waits for a person to approve).
+/// The README's Quick start (the GettingStarted article's too), compiled against the public API (never run: it waits
+/// for a person to approve).
 enum QuickStart {
     static func example() async throws {
         let api = ProfirestApi(options: .init(
@@ -145,7 +146,7 @@ enum QuickStart {
 
         if !api.isPaired {
             let pairing = try await api.pair(scope: "restaurants:read orders:read events:read", deviceName: "Kitchen 1")
-            print("Code \(pairing.userCode): approve it on the sandbox's admin page (restaurant 11)")
+            print("Approve code \(pairing.userCode) at \(pairing.verificationURIComplete) (restaurant 11)")
             try await pairing.connected()
         }
         let connection = try await api.connection()

@@ -20,6 +20,27 @@ import XCTest
 #endif
 
 extension ArticleSnippetContext {
+    // MARK: ContractModels.md
+
+    // ContractModels.md, line 14
+    func contractModels1() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/ContractModels.md", line: 14)
+        var punch = AttendancePunchCreate(id: ProfirestApi.uuid(), type: .clockIn,
+                                          credential: StaffCredential(method: "pin", secret: pin))
+        punch.credential?.employeeId = "emp_2"                  // chosen after staff_ambiguous
+        let recorded: AttendancePunch = try await api.post("/restaurants/\(rid)/attendance/punches", body: punch)
+        if recorded.state == AttendanceState.working { show("\(recorded.employee.name) is at work") }
+#sourceLocation()
+    }
+
+    // ContractModels.md, line 38
+    func contractModels2() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/ContractModels.md", line: 38)
+        let update = CustomerUpdate(email: .null, note: .value("Allergic to nuts"))   // clear the e-mail, set the note
+        try await api.patch("/customers/cus_8D2k", body: update)
+#sourceLocation()
+    }
+
     // MARK: Diagnostics.md
 
     // Diagnostics.md, line 13
@@ -69,9 +90,9 @@ extension ArticleSnippetContext {
         _ = delivering
     }
 
-    // DurableWrites.md, line 75
+    // DurableWrites.md, line 90
     func durableWrites2() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/DurableWrites.md", line: 75)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/DurableWrites.md", line: 90)
         let outbox = try api.outbox(path: "pichacka-outbox.json")
         let status = await outbox.flush()
         if let age = status.oldestAge(), age > 60 * 60 {
@@ -82,9 +103,9 @@ extension ArticleSnippetContext {
 
     // MARK: FollowingTheEventFeed.md
 
-    // FollowingTheEventFeed.md, line 21
+    // FollowingTheEventFeed.md, line 22
     func followingTheEventFeed1() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 21)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 22)
         let feed = api.watchEvents(.init(
             restaurantID: rid,
             types: [.orderCreated, .orderStatusChanged, .kitchenTicketUpdated],
@@ -96,9 +117,9 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // FollowingTheEventFeed.md, line 40
+    // FollowingTheEventFeed.md, line 41
     func followingTheEventFeed2() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 40)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 41)
         let feed = api.watchEvents(.init(restaurantID: rid, types: [.orderCreated, .orderStatusChanged], onEvents: { events in
             for event in events {
                 guard let orderID = event.data["order_id"]?.stringValue else { continue }
@@ -110,9 +131,9 @@ extension ArticleSnippetContext {
         _ = feed
     }
 
-    // FollowingTheEventFeed.md, line 70
+    // FollowingTheEventFeed.md, line 76
     func followingTheEventFeed3() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 70)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 76)
         let watcher = api.eventWatcher(.init(
             restaurantID: rid,
             onEvents: { events in try await board.apply(events) },
@@ -127,21 +148,46 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // FollowingTheEventFeed.md, line 87
+    // FollowingTheEventFeed.md, line 93
     func followingTheEventFeed4() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 87)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 93)
         let watcher = api.eventWatcher(.init(restaurantID: rid, onEvents: { events in try await board.apply(events) }))
         try await watcher.once()
 #sourceLocation()
     }
 
-    // FollowingTheEventFeed.md, line 113
+    // FollowingTheEventFeed.md, line 134
     func followingTheEventFeed5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 113)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 134)
         let feed = api.watchEvents(.init(
             restaurantID: rid, onEvents: { events in try await board.apply(events) }, stream: false, interval: 15))
 #sourceLocation()
         _ = feed
+    }
+
+    // MARK: GettingStarted.md
+
+    // GettingStarted.md, line 43
+    func gettingStarted1() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/GettingStarted.md", line: 43)
+        let api = ProfirestApi(options: .init(
+            baseURL: "http://127.0.0.1:8080", clientID: "profirest-kds",
+            storage: FileTokenStorage(path: "kds-tokens.json")))               // tokens survive a restart, file 0600
+
+        if !api.isPaired {
+            let pairing = try await api.pair(scope: "restaurants:read orders:read events:read", deviceName: "Kitchen 1")
+            print("Approve code \(pairing.userCode) at \(pairing.verificationURIComplete) (restaurant 11)")
+            try await pairing.connected()                                         // polls until the manager approves
+        }
+        let connection = try await api.connection()                              // a first typed call
+        print("Restaurant", connection.restaurantId ?? "?")
+
+        let feed = api.watchEvents(.init(restaurantID: connection.restaurantId, onEvents: { events in
+            for event in events { print(event.type, event.id) }                  // at least once, in order
+        }))
+        try await Task.sleep(nanoseconds: 60_000_000_000)
+        feed.cancel()
+#sourceLocation()
     }
 
     // MARK: PairingADevice.md
@@ -379,9 +425,9 @@ extension ArticleSnippetContext {
 
     // MARK: RequestsAndErrors.md
 
-    // RequestsAndErrors.md, line 24
+    // RequestsAndErrors.md, line 27
     func requestsAndErrors1() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 24)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 27)
         let catalog: Catalog = try await api.get("/restaurants/\(rid)/catalog", options: .init(query: ["channel": "pos"]))
         let order = try await api.get("/restaurants/\(rid)/orders/ord_9Kx2", as: Order.self)
         let sameOrder = try await api.orders.get(restaurantID: rid, orderID: "ord_9Kx2")
@@ -390,9 +436,9 @@ extension ArticleSnippetContext {
         _ = (catalog, order, sameOrder)
     }
 
-    // RequestsAndErrors.md, line 43
+    // RequestsAndErrors.md, line 53
     func requestsAndErrors2() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 43)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 53)
         let quote = try await api.orders.createQuote(restaurantID: rid, quoteRequest)
         let order: Order = try await api.post("/restaurants/\(rid)/orders", body: OrderCreate(quoteId: quote.id))
         try await api.post("/restaurants/\(rid)/tabs", body: ["name": "Table 4"])
@@ -402,9 +448,9 @@ extension ArticleSnippetContext {
         _ = order
     }
 
-    // RequestsAndErrors.md, line 63
+    // RequestsAndErrors.md, line 73
     func requestsAndErrors3() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 63)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 73)
         let key = "order-\(localOrderID)"       // saved with the local record before the first attempt
         let order: Order = try await api.post(
             "/restaurants/\(rid)/orders", body: OrderCreate(quoteId: quoteID), options: .init(idempotencyKey: .key(key)))
@@ -413,9 +459,9 @@ extension ArticleSnippetContext {
         _ = order
     }
 
-    // RequestsAndErrors.md, line 79
+    // RequestsAndErrors.md, line 90
     func requestsAndErrors4() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 79)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 90)
         let response = try await api.send("GET", "/customers/cus_8D2k")
         let customer: Customer = try response.decode()
         do {
@@ -428,18 +474,18 @@ extension ArticleSnippetContext {
         _ = customer
     }
 
-    // RequestsAndErrors.md, line 92
+    // RequestsAndErrors.md, line 103
     func requestsAndErrors5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 92)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 103)
         if let archive = try await api.getData("/restaurants/\(rid)/backups/bkp_1/content", options: .init(accept: "application/zip")) {
             try archive.write(to: URL(fileURLWithPath: "backup.zip"))
         }
 #sourceLocation()
     }
 
-    // RequestsAndErrors.md, line 104
+    // RequestsAndErrors.md, line 116
     func requestsAndErrors6() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 104)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 116)
         // A price check at the till answers now or not at all: no retries, 5 s for the attempt.
         let priced = try await api.orders.createQuote(restaurantID: rid, quoteRequest, options: .init(retries: 0, timeout: 5))
         show("Total \(priced.total.amount)")
@@ -447,9 +493,9 @@ extension ArticleSnippetContext {
         _ = priced
     }
 
-    // RequestsAndErrors.md, line 130
+    // RequestsAndErrors.md, line 160
     func requestsAndErrors7() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 130)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/RequestsAndErrors.md", line: 160)
         do {
             try await api.post("/restaurants/\(rid)/receipts", body: receipt, options: .init(staff: .required))
         } catch let error as ProfirestAPIError {
@@ -566,9 +612,9 @@ extension ArticleSnippetContext {
         _ = presence
     }
 
-    // SigningInStaff.md, line 79
+    // SigningInStaff.md, line 81
     func signingInStaff4() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/SigningInStaff.md", line: 79)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/SigningInStaff.md", line: 81)
         let api = ProfirestApi(options: .init(
             clientID: "profirest-pos",
             storage: FileTokenStorage(path: "pos-tokens.json"),
@@ -685,9 +731,9 @@ extension ArticleSnippetContext {
 
     // MARK: TokensAndStorage.md
 
-    // TokensAndStorage.md, line 26
+    // TokensAndStorage.md, line 27
     func tokensAndStorage1() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 26)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 27)
         // A service on Linux: one file, shared by all its processes.
         let terminal = ProfirestApi(options: .init(
             clientID: "profirest-dochazka",
@@ -697,9 +743,9 @@ extension ArticleSnippetContext {
     }
 
     #if canImport(Security)
-    // TokensAndStorage.md, line 33
+    // TokensAndStorage.md, line 34
     func tokensAndStorage2() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 33)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 34)
         // An app on an Apple platform: the keychain, readable after the device's first unlock, never synced to other devices.
         let register = ProfirestApi(options: .init(
             clientID: "profirest-pos",
@@ -709,9 +755,9 @@ extension ArticleSnippetContext {
     }
     #endif
 
-    // TokensAndStorage.md, line 44
+    // TokensAndStorage.md, line 45
     func tokensAndStorage3() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 44)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 45)
         do {
             try await api.connection()
         } catch let error as StorageError where error.kind == .corrupt {
@@ -720,9 +766,9 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // TokensAndStorage.md, line 62
+    // TokensAndStorage.md, line 104
     func tokensAndStorage4() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 62)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 104)
         let storage = FileTokenStorage(path: "/var/lib/eshop/profirest.json")
         let brno = ProfirestApi(options: .init(
             clientID: "muj-eshop", storage: storage, storageKey: "profirest-api:muj-eshop:brno"))
@@ -732,17 +778,17 @@ extension ArticleSnippetContext {
         _ = (brno, olomouc)
     }
 
-    // TokensAndStorage.md, line 104
+    // TokensAndStorage.md, line 152
     func tokensAndStorage5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 104)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 152)
         let reporting = ProfirestApi(options: .init(
             accessToken: ProcessInfo.processInfo.environment["PROFIREST_ACCESS_TOKEN"]))
 #sourceLocation()
         _ = reporting
     }
 
-    // TokensAndStorage.md, line 128
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 128)
+    // TokensAndStorage.md, line 197
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 197)
     struct DatabaseTokenStorage: TokenStorage {
         let database: AppDatabase
 
@@ -751,4 +797,16 @@ extension ArticleSnippetContext {
         func remove(_ key: String) throws { try database.removeValue(for: key) }
     }
 #sourceLocation()
+
+    // MARK: TransportsAndProxies.md
+
+    // TransportsAndProxies.md, line 62
+    func transportsAndProxies1() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TransportsAndProxies.md", line: 62)
+        let api = ProfirestApi(options: .init(
+            baseURL: "https://profirest.intranet.example", clientID: "profirest-pos",
+            trustedCertificates: .pemFile("/etc/profirest/ca.pem")))   // or .pem(bytes)
+#sourceLocation()
+        _ = api
+    }
 }
