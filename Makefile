@@ -7,13 +7,13 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: chart snippets check-snippets check-curl-abi check-pq-abi dist dist-test quickstart-test soak soak-replicas soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean files-touched
+.PHONY: lint-workflows chart snippets check-snippets check-curl-abi check-pq-abi dist dist-test quickstart-test soak soak-replicas soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean files-touched
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, the
 ## scripts' tests, fuzz, the release archive. Every step runs to its end even when an earlier one failed (a step that
 ## needs a failed one fails too), so one run shows every failure; the run ends with the failed steps and the line
 ## `make-test: N passed, N failed`, and fails when any step failed (scripts/run-steps.sh). `make STEP` runs one.
-TEST_STEPS := lint-contract check-generated check-snippets check-curl-abi check-pq-abi build docs swift-test swift-test-tsan sandbox-test tools-test \
+TEST_STEPS := lint-contract lint-workflows check-generated check-snippets check-curl-abi check-pq-abi build docs swift-test swift-test-tsan sandbox-test tools-test \
 	demo-test soak-short fuzz dist-test quickstart-test
 test:
 	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED) FUZZ_OPT=$(FUZZ_OPT)" scripts/run-steps.sh make-test $(TEST_STEPS)
@@ -28,6 +28,12 @@ $(VENV)/.installed: $(REQUIREMENTS)
 
 lint-contract: venv
 	$(VPY) tools/lint_contract.py
+
+## lint-workflows: actionlint over the GitHub Actions workflows (.github/workflows: syntax, expressions, runner labels,
+## the inputs of the actions it knows) and shellcheck over their `run:` scripts, both from .venv. The workflows have
+## never run here (no macOS, Windows or simulator runners); this is all that checks them locally.
+lint-workflows: venv
+	$(VENV)/bin/actionlint -shellcheck=$(VENV)/bin/shellcheck -pyflakes= .github/workflows/*.yml
 
 ## check-curl-abi: the libcurl constants and structures Sources/CProfirestCurl declares, checked at compile time against
 ## curl's own headers (Debian's libcurl4-openssl-dev, downloaded and unpacked into a temporary directory when the
