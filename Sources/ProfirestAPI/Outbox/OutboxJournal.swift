@@ -276,7 +276,7 @@ final class OutboxJournal: Sendable {
             try? file.truncate(to: r.offset)
             throw error
         }
-        for (record, line) in zip(records, lines) { r.apply(record, bytes: line.count) }
+        for (record, line) in zip(records, lines) { r.apply(record, bytes: line.count, line: line) }
         r.offset += data.count
     }
 
@@ -290,10 +290,10 @@ final class OutboxJournal: Sendable {
         let settled = JournalRecord.settled(r.recentOrder.compactMap { id in r.recent[id].map { (id, $0) } }).line()
         data += settled
         let base = data.count
-        var sizes: [String: Int] = [:]
+        var lines: [String: Data] = [:]
         for entry in r.live {
-            let line = JournalRecord.add(entry).line()
-            sizes[entry.id] = line.count
+            let line = r.slots[entry.id]?.line ?? JournalRecord.add(entry).line()
+            lines[entry.id] = line
             data += line
         }
         if let batch = r.batch, batch.ids.allSatisfy({ r.slots[$0] != nil }) {
@@ -311,7 +311,7 @@ final class OutboxJournal: Sendable {
         r.headerLine = header
         r.offset = data.count
         r.baseBytes = base
-        r.resize(sizes)
+        r.resize(lines)
     }
 
     /// A journal of the first format (`{"profirest_outbox": 1, "items": […]}`), rewritten in this one.
