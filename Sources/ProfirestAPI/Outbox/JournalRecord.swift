@@ -128,12 +128,87 @@ enum JournalRecord {
 
     /// The record as a line of the file, newline included.
     func line() -> Data {
-        let json = (try? Self.encoder.encode(wire)) ?? Data("{}".utf8)
+        let json = outcomeJSON ?? (try? Self.encoder.encode(wire)) ?? Data("{}".utf8)
         var line = Data(Self.hex(CRC32.checksum(json)).utf8)
         line.append(UInt8(ascii: " "))
         line.append(json)
         line.append(UInt8(ascii: "\n"))
         return line
+    }
+
+    /// An outcome's JSON, written here as the encoder would write it (sorted keys, no spaces): every round delivered
+    /// appends one, and the encoder would cost more than the rest of the round's journaling. Nil for other records.
+    private var outcomeJSON: Data? {
+        guard case .outcome(let delivered, let refused, let kept, let closes) = self else { return nil }
+        var json: [UInt8] = [UInt8(ascii: "{")]
+        func key(_ name: String) {
+            if json.count > 1 { json.append(UInt8(ascii: ",")) }
+            Self.appendString(name, to: &json)
+            json.append(UInt8(ascii: ":"))
+        }
+        if let closes {
+            key("closes")
+            Self.appendString(closes, to: &json)
+        }
+        if !delivered.isEmpty {
+            key("delivered")
+            json.append(UInt8(ascii: "["))
+            for (index, id) in delivered.enumerated() {
+                if index > 0 { json.append(UInt8(ascii: ",")) }
+                Self.appendString(id, to: &json)
+            }
+            json.append(UInt8(ascii: "]"))
+        }
+        if !kept.isEmpty {
+            key("kept")
+            json.append(UInt8(ascii: "{"))
+            for (index, (id, code)) in kept.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { json.append(UInt8(ascii: ",")) }
+                Self.appendString(id, to: &json)
+                json.append(UInt8(ascii: ":"))
+                Self.appendString(code, to: &json)
+            }
+            json.append(UInt8(ascii: "}"))
+        }
+        key("op")
+        Self.appendString("outcome", to: &json)
+        if !refused.isEmpty {
+            key("refused")
+            json.append(UInt8(ascii: "{"))
+            for (index, (id, refusal)) in refused.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { json.append(UInt8(ascii: ",")) }
+                Self.appendString(id, to: &json)
+                json.append(contentsOf: #":{"code":"#.utf8)
+                Self.appendString(refusal.code, to: &json)
+                json.append(contentsOf: #","status":"#.utf8)
+                json.append(contentsOf: String(refusal.status).utf8)
+                json.append(UInt8(ascii: "}"))
+            }
+            json.append(UInt8(ascii: "}"))
+        }
+        json.append(UInt8(ascii: "}"))
+        return Data(json)
+    }
+
+    /// `text` as a JSON string: quotes, backslashes and control characters escaped, the rest as its UTF-8 bytes.
+    private static func appendString(_ text: String, to json: inout [UInt8]) {
+        json.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                json.append(UInt8(ascii: "\\"))
+                json.append(byte)
+            case UInt8(ascii: "\n"): json.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): json.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): json.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20:
+                let digits = String(byte, radix: 16)
+                json.append(contentsOf: (#"\u00"# + (digits.count < 2 ? "0" : "") + digits).utf8)
+            default:
+                json.append(byte)
+            }
+        }
+        json.append(UInt8(ascii: "\""))
     }
 
     /// The record of one line (without its newline), or nil when the line is not a whole, intact record.
@@ -194,6 +269,9 @@ struct JournalReplica {
         let sequence: Int
         /// The length of its `add` line, for the compaction's arithmetic.
         var bytes: Int
+        /// That line as the file holds it, when known and the entry unchanged since: a compaction writes it again as
+        /// it is rather than encoding the entry anew.
+        var line: Data?
     }
 
     var slots: [String: Slot] = [:]
@@ -257,7 +335,7 @@ struct JournalReplica {
                 try Self.checkNothingIntactAfter(tail[position...], path: path)
                 break
             }
-            apply(record, bytes: newline + 1 - position)
+            apply(record, bytes: newline + 1 - position, line: tail[position...newline])
             offset += newline + 1 - position
             position = newline + 1
         }
@@ -275,14 +353,15 @@ struct JournalReplica {
         }
     }
 
-    /// Applies one record whose line is `bytes` long.
-    mutating func apply(_ record: JournalRecord, bytes: Int) {
+    /// Applies one record whose line is `bytes` long (`line`, when the caller has it).
+    mutating func apply(_ record: JournalRecord, bytes: Int, line: Data? = nil) {
         switch record {
         case .header:
             break
         case .add(let entry):
             guard slots[entry.id] == nil else { return }
-            slots[entry.id] = Slot(entry: entry, sequence: nextSequence, bytes: bytes)
+            // A copy: a slice would keep the whole tail it was read with.
+            slots[entry.id] = Slot(entry: entry, sequence: nextSequence, bytes: bytes, line: line.map { Data($0) })
             order.append((nextSequence, entry.id))
             nextSequence += 1
             liveBytes += bytes
@@ -294,6 +373,7 @@ struct JournalReplica {
             for (id, code) in kept where slots[id] != nil {
                 slots[id]!.entry.attempts += 1
                 slots[id]!.entry.lastErrorCode = code
+                slots[id]!.line = nil
             }
             if let closes, batch?.key == closes { batch = nil }
             advanceHead()
@@ -303,13 +383,14 @@ struct JournalReplica {
         }
     }
 
-    /// After a compaction: the `add` lines' new lengths.
-    mutating func resize(_ sizes: [String: Int]) {
+    /// After a compaction: the `add` lines as the new file holds them.
+    mutating func resize(_ lines: [String: Data]) {
         liveBytes = 0
         settledPunches = 0
-        for (id, bytes) in sizes where slots[id] != nil {
-            slots[id]!.bytes = bytes
-            liveBytes += bytes
+        for (id, line) in lines where slots[id] != nil {
+            slots[id]!.bytes = line.count
+            slots[id]!.line = line
+            liveBytes += line.count
         }
         order = Array(order[head...].filter { slots[$0.id]?.sequence == $0.sequence })
         head = 0

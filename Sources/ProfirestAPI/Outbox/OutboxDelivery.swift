@@ -23,19 +23,29 @@ extension Outbox {
         case refused(ProfirestAPIError)
     }
 
+    /// Whether the delivery may go on after a round, with the next round when it was picked from the journal under
+    /// the lock that recorded this one's outcome.
+    enum Sequel {
+        case stop
+        case goOn(OutboxJournal.Round?)
+    }
+
     /// Sends waiting writes in order; called only inside `Outbox.delivering`, so one round runs at a time in this process.
     func deliver() async {
+        var picked: OutboxJournal.Round?
         while !Task.isCancelled {
-            // Afresh from the file: another process sharing it may have delivered or added writes.
-            guard let round = try? journal.nextRound() else { return }
-            let goOn: Bool
+            // Afresh from the file (in the section that recorded the last outcome, or now): another process sharing
+            // it may have delivered or added writes.
+            guard let round = picked ?? (try? journal.nextRound()) else { return }
+            let sequel: Sequel
             switch round {
             case .request(let entry):
-                goOn = record([entry], [entry.id: await send(entry)], answeredBatch: nil)
+                sequel = record([entry], [entry.id: await send(entry)], answeredBatch: nil, pickingNext: true)
             case .batch(let key, let entries):
-                goOn = await deliverBatch(entries, key: key)
+                sequel = await deliverBatch(entries, key: key, pickingNext: true)
             }
-            if !goOn { return }
+            guard case .goOn(let next) = sequel else { return }
+            picked = next
         }
     }
 
@@ -54,22 +64,28 @@ extension Outbox {
 
     /// A begun batch, and what follows from its answer: a result per punch; nothing (it goes again as it is); or a
     /// refusal as a whole, after which each punch goes alone, so that only the one the server cannot take is
-    /// refused. Returns whether the round may go on.
-    private func deliverBatch(_ entries: [JournalEntry], key: String) async -> Bool {
+    /// refused. Returns whether the round may go on (and the next round, when `pickingNext` and it was picked).
+    private func deliverBatch(_ entries: [JournalEntry], key: String, pickingNext: Bool) async -> Sequel {
         switch await sendBatch(entries, key: key) {
         case .answered(let verdicts):
-            return record(entries, verdicts, answeredBatch: key)
+            return record(entries, verdicts, answeredBatch: key, pickingNext: pickingNext)
         case .kept(let error):
-            return record(entries, Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .kept(error)) }), answeredBatch: nil)
+            return record(
+                entries, Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .kept(error)) }), answeredBatch: nil,
+                pickingNext: false)
         case .refused(let error):
-            guard entries.count > 1 else { return record(entries, [entries[0].id: .refused(error)], answeredBatch: key) }
-            guard record([], [:], answeredBatch: key) else { return false }
+            guard entries.count > 1 else {
+                return record(entries, [entries[0].id: .refused(error)], answeredBatch: key, pickingNext: pickingNext)
+            }
+            guard case .goOn = record([], [:], answeredBatch: key, pickingNext: false) else { return .stop }
             for entry in entries {
-                guard let alone = try? journal.beginBatch([entry.id]), await deliverBatch([entry], key: alone) else {
-                    return false
+                guard let alone = try? journal.beginBatch([entry.id]),
+                    case .goOn = await deliverBatch([entry], key: alone, pickingNext: false)
+                else {
+                    return .stop
                 }
             }
-            return true
+            return .goOn(nil)
         }
     }
 
@@ -146,8 +162,11 @@ extension Outbox {
     /// Journals what the round settled and what it left waiting, then hands each outcome to its caller or to
     /// `onFailure` and tells `run()` when to send again. Returns whether the round may go on: not when a write was
     /// kept (the order), nor when the journal could not be written (the settled writes then stay, and go again
-    /// later, which the server answers from its records).
-    private func record(_ round: [JournalEntry], _ verdicts: [String: Verdict], answeredBatch: String?) -> Bool {
+    /// later, which the server answers from its records); with `pickingNext`, the journal picks the next round in
+    /// the same locked section.
+    private func record(
+        _ round: [JournalEntry], _ verdicts: [String: Verdict], answeredBatch: String?, pickingNext: Bool
+    ) -> Sequel {
         var delivered: [String] = []
         var refused: [String: JournalSettlement.Refusal] = [:]
         var kept: [String: String] = [:]
@@ -162,10 +181,12 @@ extension Outbox {
             case nil: break
             }
         }
+        let next: OutboxJournal.Round?
         do {
-            try journal.record(delivered: delivered, refused: refused, kept: kept, closes: answeredBatch)
+            next = try journal.record(
+                delivered: delivered, refused: refused, kept: kept, closes: answeredBatch, pickingNext: pickingNext)
         } catch {
-            return false
+            return .stop
         }
         if let observe = core.observe {
             for entry in round {
@@ -203,6 +224,6 @@ extension Outbox {
             noteSettledRound()
         }
         for failure in refusedLater { onFailure?(failure) }
-        return kept.isEmpty
+        return kept.isEmpty ? .goOn(next) : .stop
     }
 }

@@ -19,15 +19,25 @@ import Foundation
 /// crash: that file is `StorageError.corrupt`, never silently shortened.
 ///
 /// Each process keeps a copy (`JournalReplica`) and, under the lock, reads only the bytes appended since it last
-/// looked; a compaction by another process starts a new generation (in the header line), which it reads afresh. A
+/// looked; a compaction by another process starts a new generation (in the header line), which it reads afresh.
+/// The lock file and (on POSIX) the journal stay open between locked sections: a section costs the lock, one `stat`
+/// to see that the path still names the file this process has read, and the bytes it appends. A
 /// journal of the first format (one JSON document, replaced on every change) is read and rewritten in this format
 /// when it is first opened. On Apple platforms the file is excluded from backups: it carries PINs and belongs to
 /// this device only.
 final class OutboxJournal: Sendable {
     let path: String
     private let replica: Locked<JournalReplica>
+    /// What stays open between locked sections; used only while `replica`'s lock is held.
+    private let handles = Locked(Handles())
     /// The crash-test points: none, unless a crash test opened the journal (see `TestHooks`).
     let hooks: TestHooks
+
+    private struct Handles {
+        var lock: FileLock?
+        /// The journal this process has read up to `JournalReplica.offset`, while its path still names it.
+        var file: JournalFile?
+    }
 
     /// What one delivery round sends: a request alone, or punches of one restaurant as one batch under its key.
     enum Round {
@@ -49,6 +59,10 @@ final class OutboxJournal: Sendable {
         self.hooks = hooks
         replica = Locked(JournalReplica())
         try locked { _, _ in }
+    }
+
+    deinit {
+        handles.withLock { $0.lock?.release() }
     }
 
     // MARK: - Reading (this process's copy, no I/O)
@@ -92,19 +106,7 @@ final class OutboxJournal: Sendable {
     /// (the same members under the same key, until the server answered it), or a new batch of the consecutive
     /// punches of one restaurant (at most 100), begun durably before it is sent. Nil when nothing waits.
     func nextRound() throws -> Round? {
-        try locked { r, file in
-            guard let head = r.first else { return nil }
-            guard head.kind == OutboxItem.Kind.punch.rawValue else { return .request(head) }
-            if let batch = r.batch, batch.ids.first == head.id, batch.ids.allSatisfy({ r.slots[$0] != nil }) {
-                return .batch(key: batch.key, batch.ids.compactMap { r.slots[$0]?.entry })
-            }
-            var members: [JournalEntry] = []
-            for entry in r.liveSequence {
-                guard members.count < 100, entry.kind == head.kind, entry.restaurantID == head.restaurantID else { break }
-                members.append(entry)
-            }
-            return .batch(key: try begin(members.map(\.id), in: &r, file: file), members)
-        }
+        try locked { r, file in try pickRound(in: &r, file: file) }
     }
 
     /// Begins a batch of exactly these punches (a punch sent alone after its batch was refused as a whole), or
@@ -119,19 +121,45 @@ final class OutboxJournal: Sendable {
     /// Records a round's outcome: `delivered` and `refused` leave the journal, `kept` count an attempt and their
     /// code, and `closes` ends the batch the server answered (a batch not answered stays begun, to go again as it
     /// was). Not synced: see the type's comment.
+    ///
+    /// With `pickingNext`, when nothing was kept, it also picks the next round as `nextRound()` does, under the same
+    /// lock (one section per round instead of two); nil then means "not picked" (nothing waits, or the outcome
+    /// compacted the file), and the caller asks `nextRound()`.
+    @discardableResult
     func record(
-        delivered: [String], refused: [String: JournalSettlement.Refusal], kept: [String: String], closes: String?
-    ) throws {
+        delivered: [String], refused: [String: JournalSettlement.Refusal], kept: [String: String], closes: String?,
+        pickingNext: Bool = false
+    ) throws -> Round? {
         try locked { r, file in
             try append(
                 [.outcome(delivered: delivered, refused: refused, kept: kept, closes: closes)], durable: false, to: &r,
                 file: file)
             // Settled punches go at once: their records carry PINs, which leave the file with their punch.
-            if r.settledPunches > 0 || r.deadBytes > max(hooks.compactionMinimum, r.liveBytes) { try compact(&r) }
+            if r.settledPunches > 0 || r.deadBytes > max(hooks.compactionMinimum, r.liveBytes) {
+                try compact(&r)
+                // `file` is the replaced file now: a batch begun here would be appended to it.
+                return nil
+            }
+            return pickingNext && kept.isEmpty ? try pickRound(in: &r, file: file) : nil
         }
     }
 
     // MARK: - Internals
+
+    /// The next round (see `nextRound()`), in a locked section.
+    private func pickRound(in r: inout JournalReplica, file: JournalFile?) throws -> Round? {
+        guard let head = r.first else { return nil }
+        guard head.kind == OutboxItem.Kind.punch.rawValue else { return .request(head) }
+        if let batch = r.batch, batch.ids.first == head.id, batch.ids.allSatisfy({ r.slots[$0] != nil }) {
+            return .batch(key: batch.key, batch.ids.compactMap { r.slots[$0]?.entry })
+        }
+        var members: [JournalEntry] = []
+        for entry in r.liveSequence {
+            guard members.count < 100, entry.kind == head.kind, entry.restaurantID == head.restaurantID else { break }
+            members.append(entry)
+        }
+        return .batch(key: try begin(members.map(\.id), in: &r, file: file), members)
+    }
 
     private func begin(_ ids: [String], in r: inout JournalReplica, file: JournalFile?) throws -> String {
         let key = UUIDv7.make(now: Date())
@@ -143,18 +171,35 @@ final class OutboxJournal: Sendable {
     /// file's; `file` is the journal opened for this section (nil when there is none yet).
     private func locked<R>(_ body: (inout JournalReplica, JournalFile?) throws -> R) throws -> R {
         try replica.withLock { r in
-            try hooks.enter(.lock)
-            let lock = try FileLock.acquire(path: path + ".lock")
-            defer { lock.release() }
-            let file = try read(into: &r)
-            return try body(&r, file)
+            try handles.withLock { h in
+                try hooks.enter(.lock)
+                let lock = try h.lock ?? FileLock.open(path: path + ".lock")
+                h.lock = lock
+                try lock.lock()
+                defer { lock.unlock() }
+                do {
+                    let file = try read(into: &r, kept: h.file)
+                    h.file = JournalFile.staysOpenBetweenSections ? file : nil
+                    return try body(&r, file)
+                } catch {
+                    // The next section opens the file afresh and reads its header again.
+                    h.file = nil
+                    throw error
+                }
+            }
         }
     }
 
     /// Brings `r` up to date: the records appended since it last looked, or the whole file when it is new to it
-    /// (another process compacted it, or it is the first look). Cuts a torn last record off.
-    private func read(into r: inout JournalReplica) throws -> JournalFile? {
+    /// (another process compacted it, or it is the first look). Cuts a torn last record off. `kept` is the file this
+    /// copy was read from, still open: while the path names it (a file held open keeps its identity, which no new
+    /// file can take), only its new bytes are read, without opening it or reading its header.
+    private func read(into r: inout JournalReplica, kept: JournalFile?) throws -> JournalFile? {
         try hooks.enter(.read)
+        if let kept, r.headerLine != nil, let size = kept.sizeIfCurrent(), size >= r.offset {
+            try readTail(of: kept, size: size, into: &r)
+            return kept
+        }
         guard let file = try JournalFile.open(path: path) else {
             r.restart(generation: nil, offset: 0)
             return nil
@@ -188,15 +233,19 @@ final class OutboxJournal: Sendable {
             r.headerLine = Data(headerLine)
             r.baseBytes = r.offset
         }
-        if size > r.offset {
-            let tail = try file.read(from: r.offset, count: size - r.offset)
-            let good = try r.apply(tail, path: path)
-            if good < tail.count {
-                // A record cut short by a crash (its writer died holding the lock, which we hold now).
-                try file.truncate(to: r.offset)
-            }
-        }
+        try readTail(of: file, size: size, into: &r)
         return file
+    }
+
+    /// Applies the records after `r.offset` in a file of `size` bytes, and cuts a torn last record off.
+    private func readTail(of file: JournalFile, size: Int, into r: inout JournalReplica) throws {
+        guard size > r.offset else { return }
+        let tail = try file.read(from: r.offset, count: size - r.offset)
+        let good = try r.apply(tail, path: path)
+        if good < tail.count {
+            // A record cut short by a crash (its writer died holding the lock, which we hold now).
+            try file.truncate(to: r.offset)
+        }
     }
 
     /// Appends `records` (and applies them to `r` once written); `durable` syncs them to the disk before returning.
@@ -234,7 +283,7 @@ final class OutboxJournal: Sendable {
             try? file.truncate(to: r.offset)
             throw error
         }
-        for (record, line) in zip(records, lines) { r.apply(record, bytes: line.count) }
+        for (record, line) in zip(records, lines) { r.apply(record, bytes: line.count, line: line) }
         r.offset += data.count
     }
 
@@ -248,10 +297,10 @@ final class OutboxJournal: Sendable {
         let settled = JournalRecord.settled(r.recentOrder.compactMap { id in r.recent[id].map { (id, $0) } }).line()
         data += settled
         let base = data.count
-        var sizes: [String: Int] = [:]
+        var lines: [String: Data] = [:]
         for entry in r.live {
-            let line = JournalRecord.add(entry).line()
-            sizes[entry.id] = line.count
+            let line = r.slots[entry.id]?.line ?? JournalRecord.add(entry).line()
+            lines[entry.id] = line
             data += line
         }
         if let batch = r.batch, batch.ids.allSatisfy({ r.slots[$0] != nil }) {
@@ -269,7 +318,7 @@ final class OutboxJournal: Sendable {
         r.headerLine = header
         r.offset = data.count
         r.baseBytes = base
-        r.resize(sizes)
+        r.resize(lines)
     }
 
     /// A journal of the first format (`{"profirest_outbox": 1, "items": […]}`), rewritten in this one.

@@ -10,14 +10,28 @@ import Android
 #endif
 
 /// An exclusive `flock` on a lock file. The kernel drops it when the holder exits or is killed, so a
-/// crashed process never leaves the lock stuck.
+/// crashed process never leaves the lock stuck. Taken once (`acquire`/`release`), or many times on a lock file kept
+/// open (`open`, then `lock`/`unlock`, and `release` to close it).
 struct FileLock {
     private let descriptor: Int32
+    private let path: String
 
     /// Blocks until the lock is free.
     static func acquire(path: String) throws -> FileLock {
+        let lock = try open(path: path)
+        do {
+            try lock.lock()
+        } catch {
+            lock.release()
+            throw error
+        }
+        return lock
+    }
+
+    /// The lock file opened (created owner-only when missing) but not locked.
+    static func open(path: String) throws -> FileLock {
         // O_CLOEXEC: a child process inheriting the descriptor would keep the lock after we release it.
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = systemOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw StorageError(
                 kind: .lockFailed, path: path,
@@ -25,21 +39,35 @@ struct FileLock {
         }
         // The mode given to open only applies when creating; a lock file left by an older tool may be wider.
         _ = fchmod(fd, 0o600)
-        while flock(fd, LOCK_EX) != 0 {
+        return FileLock(descriptor: fd, path: path)
+    }
+
+    /// Blocks until the lock is free.
+    func lock() throws {
+        while flock(descriptor, LOCK_EX) != 0 {
             let code = errno
             if code == EINTR { continue }
-            close(fd)
             throw StorageError(
                 kind: .lockFailed, path: path,
                 reason: "cannot lock the lock file (\(errnoDescription(code))); the file system may not support flock")
         }
-        return FileLock(descriptor: fd)
     }
 
-    func release() {
+    /// Lets go of the lock; the file stays open for the next `lock`.
+    func unlock() {
         _ = flock(descriptor, LOCK_UN)
+    }
+
+    /// Lets go of the lock and closes the file.
+    func release() {
+        unlock()
         close(descriptor)
     }
+}
+
+/// `open(2)`, named apart from `FileLock.open(path:)`.
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
 }
 
 func errnoDescription(_ code: Int32) -> String {

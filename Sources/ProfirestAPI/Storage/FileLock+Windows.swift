@@ -8,13 +8,27 @@ import WinSDK
 #endif
 
 /// An exclusive `LockFileEx` lock on a lock file; Windows releases it when the handle closes or the
-/// process dies.
+/// process dies. Taken once (`acquire`/`release`), or many times on a handle kept open (`open`, then
+/// `lock`/`unlock`, and `release` to close it).
 struct FileLock {
     private let handle: HANDLE
+    private let path: String
 
-    /// Blocks until the lock is free. A new lock file is created owner-only, as on POSIX (0600): it holds no data,
-    /// but another account able to open it could take the lock and stall every write.
+    /// Blocks until the lock is free.
     static func acquire(path: String) throws -> FileLock {
+        let lock = try open(path: path)
+        do {
+            try lock.lock()
+        } catch {
+            lock.release()
+            throw error
+        }
+        return lock
+    }
+
+    /// The lock file opened but not locked. A new lock file is created owner-only, as on POSIX (0600): it holds no
+    /// data, but another account able to open it could take the lock and stall every write.
+    static func open(path: String) throws -> FileLock {
         let opened = try OwnerOnlySecurity.withAttributes(path: path, failure: .lockFailed) { attributes in
             LongPath.with(path) {
                 // Each macro converted on its own: GENERIC_READ (0x80000000L) comes in as DWORD, GENERIC_WRITE
@@ -30,19 +44,27 @@ struct FileLock {
                 kind: .lockFailed, path: path,
                 reason: "cannot open the lock file (Windows error \(GetLastError())); check the folder's permissions")
         }
-        var overlapped = OVERLAPPED()
-        if !LockFileEx(handle, DWORD(LOCKFILE_EXCLUSIVE_LOCK), 0, DWORD.max, DWORD.max, &overlapped) {
-            let code = GetLastError()
-            CloseHandle(handle)
-            throw StorageError(
-                kind: .lockFailed, path: path, reason: "cannot lock the lock file (Windows error \(code))")
-        }
-        return FileLock(handle: handle)
+        return FileLock(handle: handle, path: path)
     }
 
-    func release() {
+    /// Blocks until the lock is free.
+    func lock() throws {
+        var overlapped = OVERLAPPED()
+        if !LockFileEx(handle, DWORD(LOCKFILE_EXCLUSIVE_LOCK), 0, DWORD.max, DWORD.max, &overlapped) {
+            throw StorageError(
+                kind: .lockFailed, path: path, reason: "cannot lock the lock file (Windows error \(GetLastError()))")
+        }
+    }
+
+    /// Lets go of the lock; the handle stays open for the next `lock`.
+    func unlock() {
         var overlapped = OVERLAPPED()
         _ = UnlockFileEx(handle, 0, DWORD.max, DWORD.max, &overlapped)
+    }
+
+    /// Lets go of the lock and closes the handle.
+    func release() {
+        unlock()
         CloseHandle(handle)
     }
 }

@@ -10,16 +10,26 @@ import Android
 #endif
 import Foundation
 
-/// An existing append-only file opened for one locked section of the outbox journal: reads at an offset, writes at
+/// An existing append-only file of the outbox journal, used under the journal's lock: reads at an offset, writes at
 /// the end, cuts a torn tail, and makes what was written durable. The file is created (owner-only) and replaced
-/// only through `TokenFile.replace`, so this never creates one.
+/// only through `TokenFile.replace`, so this never creates one. It stays open from one locked section to the next
+/// (`staysOpenBetweenSections`) until the path names another file (`sizeIfCurrent`).
 final class JournalFile {
     private let fd: Int32
     let path: String
+    /// The file's identity: while this descriptor holds it open, no other file can have it.
+    private let device: UInt64
+    private let inode: UInt64
 
-    private init(fd: Int32, path: String) {
+    /// A replacement of the file by another process (a compaction) is a rename over its path, which a descriptor
+    /// held open survives on POSIX: `sizeIfCurrent` tells when to open the new file.
+    static let staysOpenBetweenSections = true
+
+    private init(fd: Int32, path: String, device: UInt64, inode: UInt64) {
         self.fd = fd
         self.path = path
+        self.device = device
+        self.inode = inode
     }
 
     deinit { close(fd) }
@@ -33,8 +43,25 @@ final class JournalFile {
             throw TokenFile.unreadable(path, code)
         }
         var info = stat()
-        if fstat(fd, &info) == 0, info.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
-        return JournalFile(fd: fd, path: path)
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw TokenFile.unreadable(path, code)
+        }
+        if info.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
+        return JournalFile(
+            fd: fd, path: path, device: UInt64(truncatingIfNeeded: info.st_dev),
+            inode: UInt64(truncatingIfNeeded: info.st_ino))
+    }
+
+    /// The file's length when `path` still names this file (one `stat`), or nil when it names another one or none:
+    /// another process replaced or removed it since this one was opened.
+    func sizeIfCurrent() -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0, UInt64(truncatingIfNeeded: info.st_dev) == device,
+            UInt64(truncatingIfNeeded: info.st_ino) == inode
+        else { return nil }
+        return Int(info.st_size)
     }
 
     /// The file's length in bytes.

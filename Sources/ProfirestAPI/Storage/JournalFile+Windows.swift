@@ -10,6 +10,10 @@ final class JournalFile {
     private let handle: FileHandle
     let path: String
 
+    /// Closed at the end of each locked section: a handle held open could stand in the way of another process's
+    /// replacement of the file (a compaction's rename).
+    static let staysOpenBetweenSections = false
+
     private init(handle: FileHandle, path: String) {
         self.handle = handle
         self.path = path
@@ -25,6 +29,9 @@ final class JournalFile {
         }
         return JournalFile(handle: handle, path: path)
     }
+
+    /// Never known to be current: the file is opened afresh for each locked section.
+    func sizeIfCurrent() -> Int? { nil }
 
     /// The file's length in bytes.
     func size() throws -> Int {

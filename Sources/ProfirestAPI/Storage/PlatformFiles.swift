@@ -17,9 +17,15 @@ protocol TokenFileOperations {
 
 /// An exclusive lock on a lock file, across the threads and processes of this machine.
 protocol FileLockOperations {
-    /// Blocks until the lock is free.
+    /// Opens the lock file and blocks until the lock is free.
     static func acquire(path: String) throws -> Self
-    /// Lets go of it.
+    /// Opens the lock file (creating it) without locking it, for a holder that locks it many times.
+    static func open(path: String) throws -> Self
+    /// Blocks until the lock is free.
+    func lock() throws
+    /// Lets go of the lock, keeping the file open.
+    func unlock()
+    /// Lets go of the lock and closes the file.
     func release()
 }
 

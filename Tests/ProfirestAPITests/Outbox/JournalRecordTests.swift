@@ -54,6 +54,47 @@ final class JournalRecordTests: XCTestCase {
         XCTAssertEqual(settlements.map { $0.1 }, [.delivered, .refused(refusal)])
     }
 
+    /// An outcome's JSON is written by hand (it is appended for every round delivered): the same bytes as the
+    /// encoder's, and ids with quotes, backslashes, control characters or any Unicode read back as they were.
+    func testAnOutcomeIsWrittenAsTheEncoderWouldWriteIt() throws {
+        struct Outcome: Encodable {
+            var closes: String?
+            var delivered: [String]?
+            var kept: [String: String]?
+            var op = "outcome"
+            var refused: [String: JournalSettlement.Refusal]?
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let ids = ["a", "bench-9999", #"say "hi""#, #"back\slash"#, "with/slash", "Nováková ✓ 🍕", "tab\there"]
+        for id in ids {
+            let records: [(JournalRecord, Outcome)] = [
+                (.outcome(delivered: [id], refused: [:], kept: [:], closes: nil), Outcome(delivered: [id])),
+                (
+                    .outcome(delivered: [id, "b"], refused: ["r": refusal], kept: [id: ErrorCode.networkError], closes: id),
+                    Outcome(closes: id, delivered: [id, "b"], kept: [id: ErrorCode.networkError], refused: ["r": refusal])
+                ),
+                (.outcome(delivered: [], refused: [id: refusal], kept: [:], closes: nil), Outcome(refused: [id: refusal])),
+            ]
+            for (record, expected) in records {
+                let line = record.line()
+                XCTAssertEqual(
+                    String(decoding: line.dropFirst(9).dropLast(), as: UTF8.self),
+                    String(decoding: try encoder.encode(expected), as: UTF8.self))
+            }
+        }
+        for id in ids + ["\u{1}\u{1f}\n\r\u{7f}", ""] {
+            let record = JournalRecord.outcome(
+                delivered: [id], refused: [id + "r": refusal], kept: [id + "k": id], closes: id)
+            guard case .outcome(let delivered, let refused, let kept, let closes)? = JournalRecord.decode(line: bare(record.line()))
+            else { return XCTFail("an outcome with \(id.debugDescription)") }
+            XCTAssertEqual(delivered, [id])
+            XCTAssertEqual(refused, [id + "r": refusal])
+            XCTAssertEqual(kept, [id + "k": id])
+            XCTAssertEqual(closes, id)
+        }
+    }
+
     func testALineIsTheCRCOfItsJSONASpaceAndTheJSON() throws {
         let line = JournalRecord.header(version: 2, generation: "gen-1").line()
         let text = String(decoding: line, as: UTF8.self)
