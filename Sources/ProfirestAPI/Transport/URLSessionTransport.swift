@@ -156,14 +156,15 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         self.init(configuration: configuration, connectionReuse: policy, anchors: [])
     }
 
-    /// Makes a transport that trusts `trustedCertificates` besides the system's certificate authorities (Apple
-    /// platforms: the server's trust is evaluated against both).
+    #if !canImport(FoundationNetworking) || PROFIREST_SHIMS
+    /// Makes a transport that trusts `trustedCertificates` besides the system's certificate authorities (the server's
+    /// trust is evaluated against both). Apple platforms only: Linux URLSession has no trust setting, so there use
+    /// ``CurlTransport``, the default, or the system store.
     ///
     /// - Parameters:
     ///   - configuration: the sessions' configuration, ephemeral by default.
     ///   - trustedCertificates: certificate authorities to trust besides the system's.
-    /// - Throws: ``ProfirestUsageError`` when the certificates cannot be read, and on Linux, where URLSession has no
-    ///   trust setting (use ``CurlTransport`` there, or the system store).
+    /// - Throws: ``ProfirestUsageError`` when the certificates cannot be read.
     ///
     /// ```swift
     /// let transport = try URLSessionTransport(trustedCertificates: .pemFile("ca.pem"))
@@ -172,13 +173,21 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         configuration: URLSessionConfiguration = .ephemeral, trustedCertificates: TrustedCertificates
     ) throws {
         let anchors = try trustedCertificates.load().certificates
+        self.init(configuration: configuration, connectionReuse: .platformDefault, anchors: anchors)
+    }
+    #endif
+
+    /// A transport trusting `trustedCertificates` where URLSession can (Apple platforms), for the default transport's
+    /// fallback; on Linux the error that says where to go instead, once the certificates were read.
+    static func trusting(_ trustedCertificates: TrustedCertificates) throws -> URLSessionTransport {
         #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
+        _ = try trustedCertificates.load()
         throw ProfirestUsageError(
             "URLSessionTransport cannot trust extra certificates on Linux (FoundationNetworking has no trust setting): "
                 + "use CurlTransport(trustedCertificates:), the default there, or add the CA to the system store "
                 + "(update-ca-certificates)")
         #else
-        self.init(configuration: configuration, connectionReuse: .platformDefault, anchors: anchors)
+        return try URLSessionTransport(trustedCertificates: trustedCertificates)
         #endif
     }
 
