@@ -87,6 +87,20 @@ extension EventWatcher {
         }
 
         /// Makes the options of a watcher with the types written as ``EventType`` constants.
+        ///
+        /// - Parameters:
+        ///   - restaurantID: reads only this restaurant's events; nil reads all the connection may see.
+        ///   - types: reads only these event types; empty reads all.
+        ///   - onEvents: handles each batch of new events, oldest first; the cursor moves past a batch only when this
+        ///     returns without throwing.
+        ///   - onReset: called after `410 cursor_expired`, when events were missed: reload what you show.
+        ///   - onError: sees every error the reading waits out or ends with, for a log or a status line.
+        ///   - stream: whether to read the live stream when the server runs it; false only polls.
+        ///   - streamIdleTimeout: how many seconds the stream may stay silent before it is opened again, 45 by default.
+        ///   - interval: how many seconds polling waits after a page that was not full, 5 by default.
+        ///   - limit: how many events one polled page asks for, 1…100.
+        ///   - streamStartTimeout: how many seconds a new stream connection may take to prove itself before the feed
+        ///     polls instead, 10 by default.
         @available(
             *, deprecated,
             message: "use init(restaurantID:types:onEvents:…) with wire values, such as [EventType.orderCreated.rawValue]"

@@ -53,6 +53,12 @@ public protocol LockingTokenStorage: TokenStorage {
 extension LockingTokenStorage {
     /// Holds `withLock` on a thread of the process's shared pool for as long as `body` runs, so that a storage with
     /// only a synchronous lock costs a bounded number of threads, never one per connection.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key the lock is for.
+    ///   - body: the work to do under the lock; `get`, `set` and `remove` may be called inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `withLock` throws (``StorageError`` when the lock cannot be taken), and whatever `body` throws.
     public func withAsyncLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T {
         try await LockBridge.run(self, key: key) { bridge in
             try await LockBridge.$current.withValue(bridge) { try await body() }
