@@ -4,7 +4,8 @@
 Members are counted twice: all declared ones (enum cases included; synthesized conformance members, which have no
 source location, never), and those a user learns — without the witnesses of the standard library's protocols
 (`description`, `customMirror`, `==`, `hash(into:)`, `init(from:)`, `encode(to:)`, the literal initializers…), which
-add a conformance, not API. Nested types count as types.
+add a conformance, not API. Nested types count as types. Deprecated types (kept for what a release shipped, until
+the next major version) are counted apart too, since they are on their way out.
 
 Usage: tools/public_surface.py [path/to/ProfirestAPI.symbols.json] [--list]
 (`make docs` writes the symbol graph; `make surface` runs this after it.)
@@ -44,11 +45,15 @@ def main() -> int:
         if not uri or "::SYNTHESIZED::" in symbol["identifier"]["precise"]:
             continue
         counts[(where, bucket)] += 1
+        if bucket == "types" and any(a.get("isUnconditionallyDeprecated") for a in symbol.get("availability", [])):
+            counts[(where, "deprecated")] += 1
         if bucket == "members" and symbol["pathComponents"][-1] not in WITNESSES:
             counts[(where, "learned")] += 1
         listing.append((where, bucket, ".".join(symbol["pathComponents"])))
     for where in ("library", "generated"):
-        print(f"{where}: {counts[(where, 'types')]} public types, {counts[(where, 'members')]} public members "
+        deprecated = counts[(where, "deprecated")]
+        types = f"{counts[(where, 'types')]} public types" + (f" ({deprecated} deprecated)" if deprecated else "")
+        print(f"{where}: {types}, {counts[(where, 'members')]} public members "
               f"({counts[(where, 'learned')]} without standard-protocol witnesses)")
     if "--list" in sys.argv:
         for where, bucket, name in sorted(listing):

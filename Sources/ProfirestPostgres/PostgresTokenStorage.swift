@@ -46,7 +46,7 @@ import ProfirestAPI
 /// ```swift
 /// let storage = try PostgresTokenStorage(connectionString: "host=db.internal dbname=partner user=partner")
 /// ```
-public final class PostgresTokenStorage: AsyncLockingTokenStorage, Sendable {
+public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     /// The table the rows are in, as given (`profirest_tokens`, or a schema-qualified `tokens.profirest`).
     public let table: String
     private let target: ConnectionTarget

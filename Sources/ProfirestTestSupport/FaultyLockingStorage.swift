@@ -6,11 +6,11 @@ import ProfirestAPI
 /// ```swift
 /// let storage = FaultyLockingStorage(FileTokenStorage(path: path), plan: .nth(.lock, 2))
 /// ```
-public final class FaultyLockingStorage: FaultyStorage, AsyncLockingTokenStorage, @unchecked Sendable {
-    private let locking: any AsyncLockingTokenStorage
+public final class FaultyLockingStorage: FaultyStorage, LockingTokenStorage, @unchecked Sendable {
+    private let locking: any LockingTokenStorage
 
     /// Wraps `inner`; see ``FaultyStorage/init(_:plan:injection:)``.
-    public init(_ inner: any AsyncLockingTokenStorage, plan: Plan, injection: Injection? = nil) {
+    public init(_ inner: any LockingTokenStorage, plan: Plan, injection: Injection? = nil) {
         locking = inner
         super.init(inner, plan: plan, injection: injection)
     }

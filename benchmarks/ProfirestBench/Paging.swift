@@ -116,11 +116,11 @@ func pagingResults(_ arguments: [String]) async throws -> [String: Any] {
 func pagingMemoryChild(base: String) async throws {
     let api = ProfirestApi(options: .init(baseURL: base, accessToken: "bench-access-token"))
     // One page first, so that what loading URLSession, libcurl and the decoder costs once is not counted as the walk's.
-    _ = try await api.get("/items", as: Page<BenchItem>.self)
+    _ = try await api.get("/items", as: BenchItemPage.self)
     let pagesBefore = residentMB()
     resetPeakResident()
     var walked = 0
-    for try await page in api.pages("/items", as: Page<BenchItem>.self) { walked += page.data.count }
+    for try await page in api.pages("/items", as: BenchItemPage.self) { walked += page.data.count }
     let pagesPeak = residentMB(peak: true)
     let allBefore = residentMB()
     resetPeakResident()
@@ -155,4 +155,15 @@ func runChild(_ arguments: [String]) throws -> [String: Any] {
         let object = (try? JSONSerialization.jsonObject(with: Data(last.utf8))) as? [String: Any]
     else { throw BenchFailure("\(arguments.joined(separator: " ")) failed (status \(process.terminationStatus)): \(last)") }
     return object
+}
+
+/// A page of the bench server's items.
+struct BenchItemPage: ProfirestPage {
+    var data: [BenchItem]
+    var nextCursor: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case data
+        case nextCursor = "next_cursor"
+    }
 }

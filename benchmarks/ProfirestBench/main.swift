@@ -15,8 +15,8 @@
 //   curl-new-handle  the same with a new easy handle per request, as CurlTransport makes them
 //   lib-urlsession ProfirestApi over URLSessionTransport() (the transport used where libcurl is missing; on Linux
 //                  keep-alive while busy, writes with `Connection: close`)
-//   lib-keepalive  ProfirestApi over URLSessionTransport(connectionReuse: .keepAlive)
-//   lib-close      ProfirestApi over URLSessionTransport(connectionReuse: .closeAfterEachRequest)
+//   lib-keepalive  ProfirestApi over URLSessionTransport(policy: .keepAlive)
+//   lib-close      ProfirestApi over URLSessionTransport(policy: .closeAfterEachRequest)
 //   transport-keepalive  URLSessionTransport.send + JSONDecoder without the pipeline
 //   post-raw       a ~200-byte JSON POST with an Idempotency-Key (httpBody Data) to /v2/write-quiet, keep-alive,
 //                  its {"length": n} answer decoded — what an app would write
@@ -36,7 +36,7 @@
 // (PartnerBench.swift: a thousand restaurants in one process), build (BuildTimes.swift). `--only <part>` runs one part; `--skip a,b` leaves parts out (`make bench BENCH_SKIP=build`).
 // See BENCHMARKS.md.
 import Foundation
-import ProfirestAPI
+@_spi(TransportTuning) import ProfirestAPI
 import ProfirestTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -242,16 +242,16 @@ func makeVariants(port: Int, parts: Set<String>) throws -> [Variant] {
     var variants = [
         Variant(name: "raw", group: .get, parts: ["get", "curl"], fetch: rawGet(close: false)),
         Variant(name: "transport-keepalive", group: .get, parts: ["get"],
-                fetch: transportOnly(URLSessionTransport(connectionReuse: .keepAlive))),
+                fetch: transportOnly(URLSessionTransport(policy: .keepAlive))),
         Variant(name: "lib", group: .get, parts: ["get", "curl"], fetch: libraryGet(nil)),
         Variant(name: "raw-close", group: .get, parts: ["get"], fetch: rawGet(close: true)),
         Variant(name: "lib-urlsession", group: .get, parts: ["get"], fetch: libraryGet(URLSessionTransport())),
         Variant(name: "raw-handler", group: .get, parts: ["get"], fetch: rawHandlerGet()),
         Variant(name: "raw-nocache", group: .get, parts: ["get"], fetch: rawGet(close: false, cache: false)),
         Variant(name: "lib-keepalive", group: .get, parts: ["get"],
-                fetch: libraryGet(URLSessionTransport(connectionReuse: .keepAlive))),
+                fetch: libraryGet(URLSessionTransport(policy: .keepAlive))),
         Variant(name: "lib-close", group: .get, parts: ["get"],
-                fetch: libraryGet(URLSessionTransport(connectionReuse: .closeAfterEachRequest))),
+                fetch: libraryGet(URLSessionTransport(policy: .closeAfterEachRequest))),
         Variant(name: "post-raw", group: .post, parts: ["post", "curl"], fetch: rawPost(close: false)),
         Variant(name: "post-lib", group: .post, parts: ["post", "curl"], fetch: libraryPost(nil)),
         Variant(name: "post-raw-close", group: .post, parts: ["post"], fetch: rawPost(close: true)),

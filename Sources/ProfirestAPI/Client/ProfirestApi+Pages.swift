@@ -7,7 +7,7 @@ extension ProfirestApi {
     ///
     /// - Parameters:
     ///   - path: the list's path, relative to `/v2` (`/restaurants/11/staff`).
-    ///   - type: the page model to decode each page as, such as `StaffMemberPage` (or `Page<Item>`).
+    ///   - type: the page model to decode each page as, such as `StaffMemberPage`.
     ///   - options: what the requests do differently: the list's query parameters (filters, `limit`), staff token,
     ///     retries…
     /// - Returns: the pages in order, as an asynchronous sequence that throws what a request throws
@@ -64,10 +64,21 @@ extension ProfirestApi {
         _ path: String, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> [T] {
         var items: [T] = []
-        for try await page in pages(path, as: Page<T>.self, options: options) {
+        for try await page in pages(path, as: ItemPage<T>.self, options: options) {
             items.append(contentsOf: page.data)
         }
         return items
+    }
+}
+
+/// A page of the items `all` collects, whatever their type.
+struct ItemPage<Item: Decodable & Sendable>: ProfirestPage {
+    var data: [Item]
+    var nextCursor: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case data
+        case nextCursor = "next_cursor"
     }
 }
 

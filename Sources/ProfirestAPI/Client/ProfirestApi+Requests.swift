@@ -6,22 +6,6 @@ import Foundation
 // What each can throw is explained once, in the article RequestsAndErrors ("Errors every request can throw").
 
 extension ProfirestApi {
-    // MARK: A request value
-
-    /// Sends a request built as a value and decodes its answer: the one way in, which `get`, `post` and the rest
-    /// call too.
-    ///
-    /// - Parameter request: the method, path, query, body and options, and the type its answer decodes to.
-    /// - Returns: the answer decoded as `T` (`JSONValue?` any JSON, `Data` the bytes).
-    /// - Throws: One of the <doc:RequestsAndErrors#Errors-every-request-can-throw>.
-    ///
-    /// ```swift
-    /// let staff = try await api.send(ProfirestRequest<[StaffMember]>("GET", "/restaurants/11/staff"))
-    /// ```
-    public func send<T: Decodable>(_ request: ProfirestRequest<T>) async throws -> T {
-        try await core.send(request)
-    }
-
     // MARK: GET
 
     /// Reads a resource and decodes it as the type you ask for; failures are `ProfirestAPIError`s with a code.
@@ -37,7 +21,7 @@ extension ProfirestApi {
     /// let catalog: Catalog = try await api.get("/restaurants/11/catalog")
     /// ```
     public func get<T: Decodable>(_ path: String, as type: T.Type = T.self, options: RequestOptions = .init()) async throws -> T {
-        try await send(ProfirestRequest("GET", path, options: options, as: T.self))
+        try await core.send(ProfirestRequest("GET", path, options: options, as: T.self))
     }
 
     /// Reads a resource as JSON, for a quick look or a shape without a model; nil when the answer has no body.
@@ -53,7 +37,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func get(_ path: String, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(ProfirestRequest("GET", path, options: options, as: JSONValue?.self))
+        try await core.send(ProfirestRequest("GET", path, options: options, as: JSONValue?.self))
     }
 
     /// Downloads a resource's raw bytes (a backup, an export) without decoding; nil when the answer has no body.
@@ -68,7 +52,7 @@ extension ProfirestApi {
     /// let bytes = try await api.getData("/restaurants/11/backups/b1/content")
     /// ```
     public func getData(_ path: String, options: RequestOptions = .init()) async throws -> Data? {
-        try await send(ProfirestRequest("GET", path, options: options, as: Data?.self))
+        try await core.send(ProfirestRequest("GET", path, options: options, as: Data?.self))
     }
 
     // MARK: POST
@@ -90,7 +74,7 @@ extension ProfirestApi {
     public func post<T: Decodable>(
         _ path: String, body: RequestBody? = nil, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(ProfirestRequest("POST", path, body: body, options: options, as: T.self))
+        try await core.send(ProfirestRequest("POST", path, body: body, options: options, as: T.self))
     }
 
     /// Creates something from a model (sent as JSON) and decodes the answer as `T`, with an Idempotency-Key.
@@ -109,7 +93,7 @@ extension ProfirestApi {
     public func post<T: Decodable, B: Encodable>(
         _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(ProfirestRequest("POST", path, body: try .model(body), options: options, as: T.self))
+        try await core.send(ProfirestRequest("POST", path, body: try .model(body), options: options, as: T.self))
     }
 
     /// Creates something and returns the answer as JSON; an Idempotency-Key makes a retry safe to repeat.
@@ -127,7 +111,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func post(_ path: String, body: RequestBody? = nil, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(ProfirestRequest("POST", path, body: body, options: options, as: JSONValue?.self))
+        try await core.send(ProfirestRequest("POST", path, body: body, options: options, as: JSONValue?.self))
     }
 
     /// Creates something from a model (sent as JSON) and returns the answer as JSON, with an Idempotency-Key.
@@ -144,7 +128,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func post<B: Encodable>(_ path: String, body: B, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(ProfirestRequest("POST", path, body: try .model(body), options: options, as: JSONValue?.self))
+        try await core.send(ProfirestRequest("POST", path, body: try .model(body), options: options, as: JSONValue?.self))
     }
 
     // MARK: PUT
@@ -166,7 +150,7 @@ extension ProfirestApi {
     public func put<T: Decodable>(
         _ path: String, body: RequestBody? = nil, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(ProfirestRequest("PUT", path, body: body, options: options, as: T.self))
+        try await core.send(ProfirestRequest("PUT", path, body: body, options: options, as: T.self))
     }
 
     /// Replaces a resource with a model (sent as JSON) and decodes the answer as `T`.
@@ -185,7 +169,7 @@ extension ProfirestApi {
     public func put<T: Decodable, B: Encodable>(
         _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(ProfirestRequest("PUT", path, body: try .model(body), options: options, as: T.self))
+        try await core.send(ProfirestRequest("PUT", path, body: try .model(body), options: options, as: T.self))
     }
 
     /// Replaces a resource and returns the answer as JSON.
@@ -203,7 +187,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func put(_ path: String, body: RequestBody? = nil, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(ProfirestRequest("PUT", path, body: body, options: options, as: JSONValue?.self))
+        try await core.send(ProfirestRequest("PUT", path, body: body, options: options, as: JSONValue?.self))
     }
 
     /// Replaces a resource with a model (sent as JSON) and returns the answer as JSON.
@@ -220,7 +204,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func put<B: Encodable>(_ path: String, body: B, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(ProfirestRequest("PUT", path, body: try .model(body), options: options, as: JSONValue?.self))
+        try await core.send(ProfirestRequest("PUT", path, body: try .model(body), options: options, as: JSONValue?.self))
     }
 
     // MARK: PATCH
@@ -242,7 +226,7 @@ extension ProfirestApi {
     public func patch<T: Decodable>(
         _ path: String, body: RequestBody? = nil, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(ProfirestRequest("PATCH", path, body: body, options: options, as: T.self))
+        try await core.send(ProfirestRequest("PATCH", path, body: body, options: options, as: T.self))
     }
 
     /// Changes part of a resource from a model (sent as JSON) and decodes the answer as `T`.
@@ -261,7 +245,7 @@ extension ProfirestApi {
     public func patch<T: Decodable, B: Encodable>(
         _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(ProfirestRequest("PATCH", path, body: try .model(body), options: options, as: T.self))
+        try await core.send(ProfirestRequest("PATCH", path, body: try .model(body), options: options, as: T.self))
     }
 
     /// Changes part of a resource and returns the answer as JSON; pair it with `ifMatch` to avoid lost updates.
@@ -279,7 +263,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func patch(_ path: String, body: RequestBody? = nil, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(ProfirestRequest("PATCH", path, body: body, options: options, as: JSONValue?.self))
+        try await core.send(ProfirestRequest("PATCH", path, body: body, options: options, as: JSONValue?.self))
     }
 
     /// Changes part of a resource from a model (sent as JSON) and returns the answer as JSON.
@@ -296,7 +280,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func patch<B: Encodable>(_ path: String, body: B, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(ProfirestRequest("PATCH", path, body: try .model(body), options: options, as: JSONValue?.self))
+        try await core.send(ProfirestRequest("PATCH", path, body: try .model(body), options: options, as: JSONValue?.self))
     }
 
     // MARK: DELETE
@@ -314,7 +298,7 @@ extension ProfirestApi {
     /// let gone: Tab = try await api.delete("/restaurants/11/tabs/t1")
     /// ```
     public func delete<T: Decodable>(_ path: String, as type: T.Type = T.self, options: RequestOptions = .init()) async throws -> T {
-        try await send(ProfirestRequest("DELETE", path, options: options, as: T.self))
+        try await core.send(ProfirestRequest("DELETE", path, options: options, as: T.self))
     }
 
     /// Deletes a resource; the answer as JSON, nil for the usual 204.
@@ -330,7 +314,7 @@ extension ProfirestApi {
     /// ```
     @discardableResult
     public func delete(_ path: String, options: RequestOptions = .init()) async throws -> JSONValue? {
-        try await send(ProfirestRequest("DELETE", path, options: options, as: JSONValue?.self))
+        try await core.send(ProfirestRequest("DELETE", path, options: options, as: JSONValue?.self))
     }
 
     // MARK: Any method
@@ -354,7 +338,7 @@ extension ProfirestApi {
         _ method: String, _ path: String, body: RequestBody? = nil, as type: T.Type = T.self,
         options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(ProfirestRequest(method, path, body: body, options: options, as: T.self))
+        try await core.send(ProfirestRequest(method, path, body: body, options: options, as: T.self))
     }
 
     /// Sends any method with a model body (as JSON) and decodes the answer as `T`.
@@ -374,7 +358,7 @@ extension ProfirestApi {
     public func request<T: Decodable, B: Encodable>(
         _ method: String, _ path: String, body: B, as type: T.Type = T.self, options: RequestOptions = .init()
     ) async throws -> T {
-        try await send(ProfirestRequest(method, path, body: try .model(body), options: options, as: T.self))
+        try await core.send(ProfirestRequest(method, path, body: try .model(body), options: options, as: T.self))
     }
 
     /// Sends any method and returns the answer as JSON.
@@ -395,7 +379,7 @@ extension ProfirestApi {
     public func request(
         _ method: String, _ path: String, body: RequestBody? = nil, options: RequestOptions = .init()
     ) async throws -> JSONValue? {
-        try await send(ProfirestRequest(method, path, body: body, options: options, as: JSONValue?.self))
+        try await core.send(ProfirestRequest(method, path, body: body, options: options, as: JSONValue?.self))
     }
 
     /// Sends any method with a model body (as JSON) and returns the answer as JSON.
@@ -415,7 +399,7 @@ extension ProfirestApi {
     public func request<B: Encodable>(
         _ method: String, _ path: String, body: B, options: RequestOptions = .init()
     ) async throws -> JSONValue? {
-        try await send(ProfirestRequest(method, path, body: try .model(body), options: options, as: JSONValue?.self))
+        try await core.send(ProfirestRequest(method, path, body: try .model(body), options: options, as: JSONValue?.self))
     }
 
     // MARK: Status, headers and bytes

@@ -11,8 +11,9 @@ extension EventWatcher {
         /// Reads only this restaurant's events, for a partner connection that reaches several; nil reads all the
         /// connection may see.
         public var restaurantID: String?
-        /// Reads only these event types (the values of ``EventType``), so that an app is not woken for changes it
-        /// does not show; empty reads all.
+        /// Reads only these event types (the wire values, such as `"order.created"` or
+        /// `EventType.orderCreated.rawValue`), so that an app is not woken for changes it does not show; empty reads
+        /// all.
         public var types: [String]
         /// Handles each batch of new events, oldest first — the one place an app applies what changed.
         ///
@@ -50,7 +51,7 @@ extension EventWatcher {
         ///
         /// - Parameters:
         ///   - restaurantID: reads only this restaurant's events; nil reads all the connection may see.
-        ///   - types: reads only these event types (the values of ``EventType``); empty reads all.
+        ///   - types: reads only these event types (the wire values of ``EventType``); empty reads all.
         ///   - onEvents: handles each batch of new events, oldest first; the cursor moves past a batch only when this
         ///     returns without throwing.
         ///   - onReset: called after `410 cursor_expired`, when events were missed: reload what you show.
@@ -85,7 +86,7 @@ extension EventWatcher {
             self.streamStartTimeout = streamStartTimeout
         }
 
-        /// Makes the options of a watcher with the types written as ``EventType`` constants, which the compiler checks.
+        /// Makes the options of a watcher with the types written as ``EventType`` constants.
         ///
         /// - Parameters:
         ///   - restaurantID: reads only this restaurant's events; nil reads all the connection may see.
@@ -100,10 +101,10 @@ extension EventWatcher {
         ///   - limit: how many events one polled page asks for, 1…100.
         ///   - streamStartTimeout: how many seconds a new stream connection may take to prove itself before the feed
         ///     polls instead, 10 by default.
-        ///
-        /// ```swift
-        /// EventWatcher.Options(restaurantID: rid, types: [.orderCreated, .orderStatusChanged], onEvents: { _ in await reload() })
-        /// ```
+        @available(
+            *, deprecated,
+            message: "use init(restaurantID:types:onEvents:…) with wire values, such as [EventType.orderCreated.rawValue]"
+        )
         public init(
             restaurantID: String? = nil, types: [EventType],
             onEvents: @escaping @Sendable ([Event]) async throws -> Void,

@@ -1,27 +1,21 @@
 import Foundation
 
-/// One call of the API as a value — method, path, query, body, options and the type its answer decodes to — so a
-/// call can be built in one place and sent with `api.send(_:)`; `get`, `post`, `put`, `patch`, `delete` and
-/// `send(_:_:body:options:)` build one for you.
+/// One call of the API as a value — method, path, query, body, options and the type its answer decodes to — which
+/// `get`, `post`, `request`, `send`, the pages and the event feed build and hand to the core.
 ///
 /// The result type decides what comes back: a model is decoded, `JSONValue?` gives any JSON (nil for an empty body),
 /// `Data` the bytes.
-///
-/// ```swift
-/// let request = ProfirestRequest<[StaffMember]>("GET", "/restaurants/11/staff", query: ["role": "manager"])
-/// let managers = try await api.send(request)
-/// ```
-public struct ProfirestRequest<Response: Decodable>: Sendable {
+struct ProfirestRequest<Response: Decodable>: Sendable {
     /// The HTTP method, such as `GET` or `POST`.
-    public var method: String
+    var method: String
     /// The path as the reference writes it, relative to `/v2` (`/restaurants/11/orders`).
-    public var path: String
+    var path: String
     /// Query parameters, on top of `options.query`.
-    public var query: [String: QueryValue]
+    var query: [String: QueryValue]
     /// The body, nil for none.
-    public var body: RequestBody?
+    var body: RequestBody?
     /// What this one call does differently: Idempotency-Key, staff token, retries, timeout, headers…
-    public var options: RequestOptions
+    var options: RequestOptions
 
     /// A call of the API whose answer decodes as `Response`.
     ///
@@ -32,11 +26,7 @@ public struct ProfirestRequest<Response: Decodable>: Sendable {
     ///   - body: the body: a dictionary or array literal, `.data(bytes, contentType:)`, `.text(…)`, or nil.
     ///   - options: what this one call does differently.
     ///   - type: the type of the answer; left out, the annotation gives it.
-    ///
-    /// ```swift
-    /// let request = ProfirestRequest("DELETE", "/customers/c1", as: JSONValue?.self)
-    /// ```
-    public init(
+    init(
         _ method: String, _ path: String, query: [String: QueryValue] = [:], body: RequestBody? = nil,
         options: RequestOptions = .init(), as type: Response.Type = Response.self
     ) {

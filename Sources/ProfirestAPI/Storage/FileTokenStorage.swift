@@ -13,7 +13,7 @@ import Foundation
 /// ```swift
 /// let storage = FileTokenStorage(path: "/var/lib/pichacka/tokens.json")
 /// ```
-public final class FileTokenStorage: AsyncLockingTokenStorage {
+public final class FileTokenStorage: LockingTokenStorage {
     /// The token file, made absolute when the storage was created, so that a later change of the working directory
     /// does not move it.
     public let path: String

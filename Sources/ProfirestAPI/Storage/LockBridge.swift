@@ -1,6 +1,6 @@
 import Foundation
 
-/// Holds a storage's synchronous lock (`LockingTokenStorage.withLock`, for a storage that has no async form) for an
+/// Holds a storage's synchronous lock (`LockingTokenStorage.withLock`, for a storage that has no async form of its own) for an
 /// async body: the lock is taken on a thread of the process's `BlockingPool`, which then stays in `withLock` and does
 /// the body's reads and writes there — the storage may know its lock's holder by thread — until the body ends.
 ///
@@ -22,13 +22,29 @@ final class LockBridge: @unchecked Sendable {
         var waiter: CheckedContinuation<Void, Error>?
     }
 
-    private init() {}
+    /// The bridge whose lock the current task's body holds, so that the library's own reads and writes in that body
+    /// go to the thread holding the lock (the storage may know its lock's holder by thread).
+    @TaskLocal static var current: LockBridge?
+
+    /// The key whose lock this bridge holds.
+    let key: String
+
+    private init(key: String) {
+        self.key = key
+    }
+
+    /// Whether reads and writes can still go through this bridge: its lock is held for `key`.
+    func serves(_ key: String) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !closed && self.key == key
+    }
 
     /// Runs `body` while a pool thread holds `storage.withLock(key)`; `body` reads and writes through the bridge.
     static func run<T: Sendable>(
         _ storage: any LockingTokenStorage, key: String, _ body: @Sendable (LockBridge) async throws -> T
     ) async throws -> T {
-        let bridge = LockBridge()
+        let bridge = LockBridge(key: key)
         BlockingPool.shared.submit {
             let outcome = Result { try storage.withLock(key) { bridge.serve() } }
             bridge.finish(outcome)

@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// let storage = MemoryTokenStorage(); try storage.set("refresh", "r1")
 /// ```
-public final class MemoryTokenStorage: AsyncLockingTokenStorage, @unchecked Sendable {
+public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable {
     // @unchecked: `values` is only touched while `valuesLock` is held.
     private let valuesLock = NSLock()
     private var values: [String: String] = [:]

@@ -2,9 +2,9 @@ import Foundation
 
 /// The one place that reads and writes a connection's `StoredState`.
 ///
-/// Every write re-reads the document inside the storage lock (`AsyncLockingTokenStorage.withAsyncLock`, or
-/// `LockingTokenStorage.withLock`), so a change made by another process in the meantime is never overwritten by a
-/// stale copy. Storages without a lock of their own are serialized within this process by a lock per storage key.
+/// Every write re-reads the document inside the storage lock (`LockingTokenStorage.withAsyncLock`, which holds
+/// `withLock` where a storage has nothing else), so a change made by another process in the meantime is never
+/// overwritten by a stale copy. Storages without a lock of their own are serialized within this process by a lock per storage key.
 /// Async callers wait for a lock suspended, never on a thread of their own (see `exclusive`).
 ///
 /// A lock-protected copy of the last document read or written serves the synchronous readers (`isPaired`,
@@ -254,21 +254,20 @@ final class StateStore: Sendable {
     /// Runs `body` holding the storage lock for the whole body, including the network call a refresh makes in it.
     /// This is how only one process spends a single-use refresh token.
     ///
-    /// No thread waits or is held for it: an `AsyncLockingTokenStorage` (memory, file, PostgreSQL) is locked by
-    /// suspending the task; a storage without a lock of its own by this process's lock per key, the same way; only a
-    /// storage with nothing but a synchronous `withLock` has it run on a thread of the process's small shared pool
-    /// (`BlockingPool`), which then also does the body's reads and writes (`LockBridge`).
+    /// No thread waits or is held for it: a `LockingTokenStorage` is locked by `withAsyncLock`, which memory, file
+    /// and PostgreSQL storages implement by suspending the task; a storage without a lock of its own by this
+    /// process's lock per key, the same way. A storage with nothing but a synchronous `withLock` gets the default
+    /// `withAsyncLock`, which has it run on a thread of the process's small shared pool (`BlockingPool`); that thread
+    /// then also does the body's reads and writes (`LockBridge.current`).
     func exclusive<T: Sendable>(_ body: @Sendable (LockedState) async throws -> T) async throws -> T {
-        switch storage {
-        case let locking as any AsyncLockingTokenStorage:
-            return try await locking.withAsyncLock(key) { try await body(LockedState(store: self, bridge: nil)) }
-        case let locking as any LockingTokenStorage:
-            return try await LockBridge.run(locking, key: key) { bridge in
-                try await body(LockedState(store: self, bridge: bridge))
+        if let locking = storage as? any LockingTokenStorage {
+            let key = key
+            return try await locking.withAsyncLock(key) {
+                let bridge = LockBridge.current.flatMap { $0.serves(key) ? $0 : nil }
+                return try await body(LockedState(store: self, bridge: bridge))
             }
-        default:
-            return try await unheldFallbackLock().withAsyncLock { try await body(LockedState(store: self, bridge: nil)) }
         }
+        return try await unheldFallbackLock().withAsyncLock { try await body(LockedState(store: self, bridge: nil)) }
     }
 
     /// This key's lock for a storage without one of its own, checked not to be the caller's already.

@@ -36,7 +36,7 @@ enum DefaultTransport {
     static func fallback(trusting trustedCertificates: TrustedCertificates?) -> any HTTPTransport {
         guard let trustedCertificates else { return URLSessionTransport() }
         do {
-            return try URLSessionTransport(trustedCertificates: trustedCertificates)
+            return try URLSessionTransport.trusting(trustedCertificates)
         } catch {
             return UnusableTransport(error: error)
         }

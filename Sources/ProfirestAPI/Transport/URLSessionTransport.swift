@@ -17,12 +17,47 @@ import FoundationNetworking
 /// - Each exchange ends at `HTTPRequest.timeout`, body included (`DeadlineSweeper` cancels the task).
 /// - `stream(_:)` hands out the body as the server flushes it (Linux has no `URLSession.bytes`, so this goes
 ///   through the data delegate on every platform).
-/// - On Linux a request with a body always goes out on a connection of its own; see ``ConnectionReuse``.
+/// - On Linux a request with a body always goes out on a connection of its own, and a kept connection is reused for
+///   a read only within 1 s of the last one (see `ConnectionPolicy`); ``CurlTransport`` has neither limit.
 ///
 /// ```swift
-/// let transport = URLSessionTransport(connectionReuse: .keepAlive)
+/// let transport = URLSessionTransport()
 /// ```
 public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttempt {
+    /// Chooses whether connections are kept open between requests without a body, a knob for Linux URLSession's
+    /// trouble with connections a server closes.
+    @available(
+        *, deprecated,
+        message: "use URLSessionTransport(configuration:); on Linux the default transport is CurlTransport (libcurl)"
+    )
+    public enum ConnectionReuse: Sendable, Hashable {
+        /// Reuses connections as URLSession does (HTTP keep-alive).
+        case keepAlive
+        /// Reuses connections only between requests less than `maxIdle` seconds apart.
+        case keepAliveWhileBusy(maxIdle: TimeInterval)
+        /// Sends `Connection: close` with every request, one new connection each.
+        case closeAfterEachRequest
+
+        /// The choice for the platform this runs on: `.keepAlive` on Apple platforms, `.keepAliveWhileBusy(maxIdle: 1)`
+        /// on Linux.
+        public static var platformDefault: ConnectionReuse {
+            #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
+            return .keepAliveWhileBusy(maxIdle: 1)
+            #else
+            return .keepAlive
+            #endif
+        }
+
+        /// The same choice as the transport keeps it.
+        var policy: URLSessionTransport.ConnectionPolicy {
+            switch self {
+            case .keepAlive: return .keepAlive
+            case .keepAliveWhileBusy(let maxIdle): return .keepAliveWhileBusy(maxIdle: maxIdle)
+            case .closeAfterEachRequest: return .closeAfterEachRequest
+            }
+        }
+    }
+
     /// Chooses whether connections are kept open between requests without a body, the trade between speed and
     /// Linux URLSession's trouble with connections a server closes.
     ///
@@ -45,10 +80,8 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     /// fresh connection pool otherwise. A re-sent GET is harmless; what is left of the race is bounded by the
     /// attempt timeout and retried.
     ///
-    /// ```swift
-    /// let transport = URLSessionTransport(connectionReuse: .keepAliveWhileBusy(maxIdle: 1))
-    /// ```
-    public enum ConnectionReuse: Sendable, Hashable {
+    @_spi(TransportTuning)
+    public enum ConnectionPolicy: Sendable, Hashable {
         /// Reuses connections as URLSession does (HTTP keep-alive): the fastest, and the default on Apple platforms.
         case keepAlive
         /// Reuses connections only between requests less than `maxIdle` seconds apart, so that a connection the
@@ -60,7 +93,7 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
 
         /// The choice for the platform this runs on: `.keepAlive` on Apple platforms, `.keepAliveWhileBusy(maxIdle: 1)`
         /// on Linux.
-        public static var platformDefault: ConnectionReuse {
+        public static var platformDefault: ConnectionPolicy {
             #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
             return .keepAliveWhileBusy(maxIdle: 1)
             #else
@@ -70,12 +103,12 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     }
 
     private let configuration: URLSessionConfiguration
-    private let connectionReuse: ConnectionReuse
+    private let connectionReuse: ConnectionPolicy
     /// Whole-body requests without a body: a session whose delegate refuses redirects and challenges (a delegate
     /// with data callbacks costs extra hops through the delegate queue per task). Replaced after an idle pause.
     private let pool: Locked<Pool>
     /// Requests with a body, on Linux only: each with `Connection: close`, so this session never holds a
-    /// connection a later write could be re-sent on without its body (see ``ConnectionReuse``).
+    /// connection a later write could be re-sent on without its body (see `ConnectionPolicy`).
     private let writeSession: URLSession?
     /// The delegate of the whole-body sessions.
     private let sendDelegate: SendSessionDelegate
@@ -92,49 +125,73 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     }
 
     /// Makes a transport over new sessions of `configuration` (ephemeral by default: no cookies, no cache on disk,
-    /// since responses carry tokens), to share between clients or to tune connection reuse.
+    /// since responses carry tokens), to share between clients.
     ///
-    /// - Parameters:
-    ///   - configuration: the sessions' configuration, ephemeral by default.
-    ///   - connectionReuse: whether connections are kept between requests; the platform's choice by default.
+    /// - Parameter configuration: the sessions' configuration, ephemeral by default.
     ///
     /// ```swift
     /// let transport = URLSessionTransport()
     /// let api = ProfirestApi(options: .init(clientID: "muj-eshop", transport: transport))
     /// ```
-    public convenience init(configuration: URLSessionConfiguration = .ephemeral, connectionReuse: ConnectionReuse = .platformDefault) {
-        self.init(configuration: configuration, connectionReuse: connectionReuse, anchors: [])
+    public convenience init(configuration: URLSessionConfiguration = .ephemeral) {
+        self.init(configuration: configuration, policy: .platformDefault)
     }
 
-    /// Makes a transport that trusts `trustedCertificates` besides the system's certificate authorities (Apple
-    /// platforms: the server's trust is evaluated against both).
+    /// Makes a transport that reuses connections as `connectionReuse` says.
     ///
     /// - Parameters:
     ///   - configuration: the sessions' configuration, ephemeral by default.
     ///   - connectionReuse: whether connections are kept between requests.
+    @available(
+        *, deprecated,
+        message: "use URLSessionTransport(configuration:); on Linux the default transport is CurlTransport (libcurl)"
+    )
+    public convenience init(configuration: URLSessionConfiguration = .ephemeral, connectionReuse: ConnectionReuse) {
+        self.init(configuration: configuration, policy: connectionReuse.policy)
+    }
+
+    /// Makes a transport with a connection policy other than the platform's, to compare the policies (the bench).
+    @_spi(TransportTuning)
+    public convenience init(configuration: URLSessionConfiguration = .ephemeral, policy: ConnectionPolicy) {
+        self.init(configuration: configuration, connectionReuse: policy, anchors: [])
+    }
+
+    #if !canImport(FoundationNetworking) || PROFIREST_SHIMS
+    /// Makes a transport that trusts `trustedCertificates` besides the system's certificate authorities (the server's
+    /// trust is evaluated against both). Apple platforms only: Linux URLSession has no trust setting, so there use
+    /// ``CurlTransport``, the default, or the system store.
+    ///
+    /// - Parameters:
+    ///   - configuration: the sessions' configuration, ephemeral by default.
     ///   - trustedCertificates: certificate authorities to trust besides the system's.
-    /// - Throws: ``ProfirestUsageError`` when the certificates cannot be read, and on Linux, where URLSession has no
-    ///   trust setting (use ``CurlTransport`` there, or the system store).
+    /// - Throws: ``ProfirestUsageError`` when the certificates cannot be read.
     ///
     /// ```swift
     /// let transport = try URLSessionTransport(trustedCertificates: .pemFile("ca.pem"))
     /// ```
     public convenience init(
-        configuration: URLSessionConfiguration = .ephemeral, connectionReuse: ConnectionReuse = .platformDefault,
-        trustedCertificates: TrustedCertificates
+        configuration: URLSessionConfiguration = .ephemeral, trustedCertificates: TrustedCertificates
     ) throws {
         let anchors = try trustedCertificates.load().certificates
+        self.init(configuration: configuration, connectionReuse: .platformDefault, anchors: anchors)
+    }
+    #endif
+
+    /// A transport trusting `trustedCertificates` where URLSession can (Apple platforms), for the default transport's
+    /// fallback; on Linux the error that says where to go instead, once the certificates were read.
+    static func trusting(_ trustedCertificates: TrustedCertificates) throws -> URLSessionTransport {
         #if canImport(FoundationNetworking) && !PROFIREST_SHIMS
+        _ = try trustedCertificates.load()
         throw ProfirestUsageError(
             "URLSessionTransport cannot trust extra certificates on Linux (FoundationNetworking has no trust setting): "
                 + "use CurlTransport(trustedCertificates:), the default there, or add the CA to the system store "
                 + "(update-ca-certificates)")
         #else
-        self.init(configuration: configuration, connectionReuse: connectionReuse, anchors: anchors)
+        return try URLSessionTransport(trustedCertificates: trustedCertificates)
         #endif
     }
 
-    private init(configuration: URLSessionConfiguration, connectionReuse: ConnectionReuse, anchors: [Data]) {
+    private init(configuration: URLSessionConfiguration, connectionReuse: ConnectionPolicy, anchors: [Data]) {
         // The library decides about caching and cookies itself; a shared cache would also keep bodies with tokens.
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil

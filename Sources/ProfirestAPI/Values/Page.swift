@@ -1,8 +1,8 @@
-/// A page of any decodable item, used when you ask for items rather than pages.
-///
-/// ```swift
-/// let page = try await api.get("/restaurants/11/staff", as: Page<StaffMember>.self)
-/// ```
+/// A page of any decodable item, for a list read page by page without its generated page model.
+@available(
+    *, deprecated,
+    message: "use the list's generated page model (such as StaffMemberPage) or your own ProfirestPage type"
+)
 public struct Page<Item: Decodable & Sendable>: ProfirestPage {
     /// The items of this page.
     public var data: [Item]

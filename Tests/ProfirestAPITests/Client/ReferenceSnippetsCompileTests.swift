@@ -58,9 +58,9 @@ final class ReferenceSnippetsCompileTests: XCTestCase {
         feed.cancel()
         // one page (e.g. from BGAppRefreshTask):
         try await api.eventWatcher(.init(restaurantID: rid, onEvents: { _ in })).once()
-        // the options of the Methods table, and the generated constants for the types
+        // the options of the Methods table, with the generated constants' wire values for the types
         let watcher = api.eventWatcher(.init(
-            restaurantID: rid, types: [.orderCreated, .orderStatusChanged], onEvents: { events in print(events.map(\.id)) },
+            restaurantID: rid, types: [EventType.orderCreated.rawValue, "order.status_changed"], onEvents: { events in print(events.map(\.id)) },
             onReset: { error in print(error.code) }, onError: { error in print(error) }, stream: false,
             streamIdleTimeout: 45, interval: 5, limit: 100))
         let live: Bool = watcher.isStreaming

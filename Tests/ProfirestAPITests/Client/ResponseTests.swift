@@ -75,7 +75,7 @@ final class ResponseTests: XCTestCase {
 
     func testARequestValuesQueryGoesOverTheOptionsQuery() async throws {
         let h = Harness([.json(200, Self.member)])
-        let m = try await h.api.send(ProfirestRequest(
+        let m = try await h.api.core.send(ProfirestRequest(
             "GET", "/restaurants/11/staff/emp_1", query: ["expand": "x"], options: .init(query: ["expand": "y", "limit": 1]),
             as: StaffMember.self))
         XCTAssertEqual(m.id, "emp_1")

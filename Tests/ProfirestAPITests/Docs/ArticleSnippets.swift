@@ -108,7 +108,7 @@ extension ArticleSnippetContext {
 #sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 22)
         let feed = api.watchEvents(.init(
             restaurantID: rid,
-            types: [.orderCreated, .orderStatusChanged, .kitchenTicketUpdated],
+            types: ["order.created", "order.status_changed", "kitchen.ticket_updated"],
             onEvents: { events in try await board.apply(events) },
             onReset: { _ in await board.reloadAll() }))
 
@@ -117,10 +117,10 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // FollowingTheEventFeed.md, line 41
+    // FollowingTheEventFeed.md, line 42
     func followingTheEventFeed2() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 41)
-        let feed = api.watchEvents(.init(restaurantID: rid, types: [.orderCreated, .orderStatusChanged], onEvents: { events in
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 42)
+        let feed = api.watchEvents(.init(restaurantID: rid, types: ["order.created", "order.status_changed"], onEvents: { events in
             for event in events {
                 guard let orderID = event.data["order_id"]?.stringValue else { continue }
                 let order = try await api.orders.get(restaurantID: event.restaurantId, orderID: orderID)
@@ -131,9 +131,9 @@ extension ArticleSnippetContext {
         _ = feed
     }
 
-    // FollowingTheEventFeed.md, line 76
+    // FollowingTheEventFeed.md, line 77
     func followingTheEventFeed3() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 76)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 77)
         let watcher = api.eventWatcher(.init(
             restaurantID: rid,
             onEvents: { events in try await board.apply(events) },
@@ -148,17 +148,17 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // FollowingTheEventFeed.md, line 93
+    // FollowingTheEventFeed.md, line 94
     func followingTheEventFeed4() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 93)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 94)
         let watcher = api.eventWatcher(.init(restaurantID: rid, onEvents: { events in try await board.apply(events) }))
         try await watcher.once()
 #sourceLocation()
     }
 
-    // FollowingTheEventFeed.md, line 134
+    // FollowingTheEventFeed.md, line 135
     func followingTheEventFeed5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 134)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 135)
         let feed = api.watchEvents(.init(
             restaurantID: rid, onEvents: { events in try await board.apply(events) }, stream: false, interval: 15))
 #sourceLocation()

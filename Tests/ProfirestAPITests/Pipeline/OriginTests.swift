@@ -128,7 +128,7 @@ final class OriginTests: XCTestCase {
             let api = ProfirestApi(options: .init(baseURL: url, accessToken: "secret-access-token", transport: transport))
             let failed = Locked<[String]>([])
             let task = api.watchEvents(EventWatcher.Options(
-                restaurantID: "11", types: [EventType.orderCreated], onEvents: { _ in },
+                restaurantID: "11", types: [EventType.orderCreated.rawValue], onEvents: { _ in },
                 onError: { error in failed.withLock { $0.append("\(error)") } }))
             let sawError = await eventually { !failed.withLock { $0 }.isEmpty }
             task.cancel()

@@ -31,8 +31,7 @@ final class RepetitionTests: XCTestCase {
 
     private func send(_ call: Call, on h: Harness) async throws {
         let body: RequestBody? = call.method == "GET" || call.method == "HEAD" ? nil : .json(["a": 1])
-        let _: JSONValue? = try await h.api.send(
-            ProfirestRequest(call.method, "/customers/c1", body: body, options: call.options))
+        let _: JSONValue? = try await h.api.request(call.method, "/customers/c1", body: body, options: call.options)
     }
 
     /// Sends of `call` when every attempt fails with `step` (3 retries allowed).

@@ -3,7 +3,7 @@ import ProfirestTestSupport
 import XCTest
 @testable import ProfirestAPI
 
-/// The async form of the storage lock (`AsyncLockingTokenStorage.withAsyncLock`) and the state store over it: tasks
+/// The async form of the storage lock (`LockingTokenStorage.withAsyncLock`) and the state store over it: tasks
 /// and threads exclude each other, nesting is reported, and waiting for a lock — behind another thread, task or
 /// process — holds no thread per waiter: a process with a thousand connections must not start a thread per refresh or
 /// per batch of events. No timing bound is tight: both cores may be busy with other builds.
@@ -37,7 +37,7 @@ final class AsyncLockTests: XCTestCase {
     func testNestingInsideAnAsyncBodyIsReportedAndTheStorageStillWorksThere() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let storages: [any AsyncLockingTokenStorage] = [MemoryTokenStorage(), FileTokenStorage(path: directory.file("t.json"))]
+        let storages: [any LockingTokenStorage] = [MemoryTokenStorage(), FileTokenStorage(path: directory.file("t.json"))]
         for storage in storages {
             let seen = try await storage.withAsyncLock("k") { () -> String? in
                 try storage.set("k", "\"inside\"")  // set inside the body does not wait for the body's own lock

@@ -209,6 +209,27 @@ final class CurlTransportTests: XCTestCase {
         XCTAssertEqual("\(events.withLock { $0 }[0])", "transport: libcurl could not be loaded (test); using URLSessionTransport")
         XCTAssertTrue(DefaultTransport.make(trusting: nil, observe: nil) is CurlTransport)
     }
+
+    /// Without libcurl, certificates to trust cannot go to Linux URLSession (it has no trust setting, and no
+    /// `init(trustedCertificates:)` here): every request says so and names CurlTransport; unreadable ones say that.
+    func testWithoutCurlCertificatesToTrustAreAUsageErrorOnEveryRequest() async {
+        let der = Data([0x30] + [UInt8](repeating: 0, count: 20)).base64EncodedString()  // reads as a certificate
+        let readable = TrustedCertificates.pem(Data("-----BEGIN CERTIFICATE-----\n\(der)\n-----END CERTIFICATE-----\n".utf8))
+        for (certificates, expected) in [
+            (readable, "use CurlTransport(trustedCertificates:)"), (.pemFile("/nonexistent/ca.pem"), "cannot be read"),
+        ] {
+            let transport = DefaultTransport.make(
+                trusting: certificates, observe: nil, curl: { _ in throw LibCurl.LoadFailure(message: "no libcurl (test)") })
+            do {
+                _ = try await transport.send(HTTPRequest(method: "GET", url: URL(string: "https://api.mujprofirest.cz/v2/x")!))
+                XCTFail("a request went out with certificates the transport cannot trust")
+            } catch let error as ProfirestUsageError {
+                XCTAssertTrue(error.message.contains(expected), error.message)
+            } catch {
+                XCTFail("\(error)")
+            }
+        }
+    }
 }
 
 #endif

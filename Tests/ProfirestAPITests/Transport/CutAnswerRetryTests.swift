@@ -62,7 +62,7 @@ final class CutAnswerRetryTests: XCTestCase {
                     let body: RequestBody? = call.method == "GET" ? nil : .json(["a": 1])
                     let what = "\(kind), \(call.name), cut \(cutName)"
                     let e = await apiError {
-                        let _: JSONValue? = try await api.send(ProfirestRequest(call.method, "/x", body: body, options: call.options))
+                        let _: JSONValue? = try await api.request(call.method, "/x", body: body, options: call.options)
                     }
                     XCTAssertEqual(e?.code, ErrorCode.networkError, what)
                     XCTAssertEqual(server.requests.count, call.safe ? 3 : 1, "\(what): \(e?.detail ?? "")")
@@ -94,7 +94,7 @@ final class CutAnswerRetryTests: XCTestCase {
                 let api = client(closed.baseURL, transport)
                 let body: RequestBody? = call.method == "GET" ? nil : .json(["a": 1])
                 let e = await apiError {
-                    let _: JSONValue? = try await api.send(ProfirestRequest(call.method, "/x", body: body, options: call.options))
+                    let _: JSONValue? = try await api.request(call.method, "/x", body: body, options: call.options)
                 }
                 XCTAssertEqual(e?.code, ErrorCode.networkError, "\(kind), \(call.name)")
                 XCTAssertEqual((e?.underlyingError as? URLError)?.code, .cannotConnectToHost, "\(kind), \(call.name)")

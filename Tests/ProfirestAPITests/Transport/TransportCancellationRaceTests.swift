@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import ProfirestAPI
+@_spi(TransportTuning) @testable import ProfirestAPI
 
 /// Cancellation racing the completion of many requests must never stall the transport.
 ///
@@ -22,7 +22,7 @@ final class TransportCancellationRaceTests: XCTestCase {
         #if canImport(FoundationNetworking)
         return try CurlTransport()
         #else
-        return URLSessionTransport(connectionReuse: .keepAlive)
+        return URLSessionTransport(policy: .keepAlive)
         #endif
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import ProfirestAPI
+@_spi(TransportTuning) @testable import ProfirestAPI
 
 /// Every transport the library ships, over real loopback sockets, held to the same promises: redirects refused,
 /// streaming as the server flushes, cancellation, the library's per-attempt deadline, and the headers exactly as
@@ -13,7 +13,7 @@ final class TransportTests: XCTestCase {
 
     func testAGETDecodesThroughTheLibrary() async throws {
         var transports: [(String, any HTTPTransport)] = TransportKind.available.map { ("\($0)", $0.make()) }
-        transports.append(("urlSession close", URLSessionTransport(connectionReuse: .closeAfterEachRequest)))
+        transports.append(("urlSession close", URLSessionTransport(policy: .closeAfterEachRequest)))
         for (name, transport) in transports {
             let api = ProfirestApi(options: .init(baseURL: server.baseURL, transport: transport))
             for _ in 0..<3 {
@@ -100,7 +100,7 @@ final class TransportTests: XCTestCase {
 
     func testHeadersOnTheWire() async throws {
         let closing = ProfirestApi(options: .init(baseURL: server.baseURL, language: "en",
-                                                  transport: URLSessionTransport(connectionReuse: .closeAfterEachRequest)))
+                                                  transport: URLSessionTransport(policy: .closeAfterEachRequest)))
         let echo: JSONValue = try await closing.post("/echo", body: ["a": 1])
         XCTAssertEqual(echo["headers"]?["accept-language"]?.stringValue, "en")
         XCTAssertEqual(echo["headers"]?["connection"]?.stringValue, "close")
@@ -154,8 +154,8 @@ final class ConnectionReuseTests: XCTestCase {
     override func setUpWithError() throws { server = try LoopbackServer() }
     override func tearDown() { server?.stop() }
 
-    private func ports(_ reuse: URLSessionTransport.ConnectionReuse, pauseMs: UInt64) async throws -> (Int?, Int?, URLSessionTransport) {
-        let transport = URLSessionTransport(connectionReuse: reuse)
+    private func ports(_ reuse: URLSessionTransport.ConnectionPolicy, pauseMs: UInt64) async throws -> (Int?, Int?, URLSessionTransport) {
+        let transport = URLSessionTransport(policy: reuse)
         let api = ProfirestApi(options: .init(baseURL: server.baseURL, transport: transport))
         let first: JSONValue = try await api.get("/echo")
         try await Task.sleep(nanoseconds: pauseMs * 1_000_000)
@@ -184,9 +184,9 @@ final class ConnectionReuseTests: XCTestCase {
 
     func testTheDefaultOnLinuxReusesOnlyWhileBusy() {
         #if canImport(FoundationNetworking)
-        XCTAssertEqual(URLSessionTransport.ConnectionReuse.platformDefault, .keepAliveWhileBusy(maxIdle: 1))
+        XCTAssertEqual(URLSessionTransport.ConnectionPolicy.platformDefault, .keepAliveWhileBusy(maxIdle: 1))
         #else
-        XCTAssertEqual(URLSessionTransport.ConnectionReuse.platformDefault, .keepAlive)
+        XCTAssertEqual(URLSessionTransport.ConnectionPolicy.platformDefault, .keepAlive)
         #endif
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import ProfirestAPI
+@_spi(TransportTuning) @testable import ProfirestAPI
 
 /// Writes over real loopback sockets through connections that die: every request the server sees carries
 /// exactly the caller's bytes, every attempt under one Idempotency-Key the same bytes, and nothing stalls waiting
@@ -42,9 +42,9 @@ final class WriteDeliveryTests: XCTestCase {
     /// closes when the write arrives on it. A write now never goes out on a reused connection, so it is answered
     /// at once, whole, and the server sees it once.
     func testAWriteNeverGoesOutOnAConnectionTheServerMayHaveDropped() async throws {
-        for reuse in [URLSessionTransport.ConnectionReuse.keepAlive, .platformDefault] {
+        for reuse in [URLSessionTransport.ConnectionPolicy.keepAlive, .platformDefault] {
             let api = ProfirestApi(options: .init(
-                baseURL: server.baseURL, retries: 0, timeout: 30, transport: URLSessionTransport(connectionReuse: reuse)))
+                baseURL: server.baseURL, retries: 0, timeout: 30, transport: URLSessionTransport(policy: reuse)))
             for (name, body, bytes) in bodies {
                 let _: JSONValue = try await api.get("/echo")  // a kept-alive connection to reuse
                 let key = "reused-\(name)-\(reuse)"
@@ -104,7 +104,7 @@ final class WriteDeliveryTests: XCTestCase {
     /// moment: each arrives whole and is answered.
     func testWritesRacingAConnectionThatClosesAfterEachAnswerAllArriveWhole() async throws {
         let transports: [(String, any HTTPTransport)] =
-            [("urlSession keepAlive", URLSessionTransport(connectionReuse: .keepAlive))]
+            [("urlSession keepAlive", URLSessionTransport(policy: .keepAlive))]
             + TransportKind.available.filter { $0 == .curl }.map { ("curl", $0.make()) }
         for (kindName, transport) in transports {
         let api = ProfirestApi(options: .init(baseURL: server.baseURL, retries: 3, timeout: 30, transport: transport, sleep: { _ in }))
