@@ -81,7 +81,12 @@ let package = Package(
         .target(
             name: "CProfirestCurl",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "ProfirestAPI", dependencies: ["CProfirestCurl"], swiftSettings: strict),
+        // Windows: the owner-only access lists (OwnerOnlySecurity+Windows.swift) call AdvAPI32's security functions
+        // (SetNamedSecurityInfoW, ConvertStringSecurityDescriptorToSecurityDescriptorW, OpenProcessToken: "Library
+        // Advapi32.lib" on each one's Microsoft Learn page); WinSDK's Security submodule names no library to link.
+        .target(
+            name: "ProfirestAPI", dependencies: ["CProfirestCurl"], swiftSettings: strict,
+            linkerSettings: [.linkedLibrary("AdvAPI32", .when(platforms: [.windows]))]),
         // PostgresTokenStorage speaks to PostgreSQL through libpq, loaded at run time by this tiny C target (dlopen of
         // libpq.so.5, like CProfirestCurl), so that building the package needs neither libpq's headers nor the
         // library; its constants and prototypes are checked against libpq-fe.h by tools/check_pq_abi.py.
