@@ -65,9 +65,11 @@ public struct TrustedCertificates: Sendable, Hashable {
                 throw ProfirestUsageError("\(origin): a certificate has no \(end) line")
             }
             let base64 = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
-            // A certificate is a DER SEQUENCE (0x30); anything else is not one, whatever its armour says.
-            guard let der = Data(base64Encoded: String(base64)), der.count > 16, der.first == 0x30 else {
-                throw ProfirestUsageError("\(origin): certificate \(certificates.count + 1) is not valid base64 DER")
+            // Only an X.509 certificate's shape counts, whatever its armour says: Apple's platforms would drop any
+            // other block without a word (`CertificateShape`).
+            guard let der = Data(base64Encoded: String(base64)), CertificateShape.isX509(der) else {
+                throw ProfirestUsageError(
+                    "\(origin): certificate \(certificates.count + 1) is not valid base64 DER of an X.509 certificate")
             }
             certificates.append(der)
             rest = rest[stop.upperBound...]

@@ -213,7 +213,7 @@ final class CurlTransportTests: XCTestCase {
     /// Without libcurl, certificates to trust cannot go to Linux URLSession (it has no trust setting, and no
     /// `init(trustedCertificates:)` here): every request says so and names CurlTransport; unreadable ones say that.
     func testWithoutCurlCertificatesToTrustAreAUsageErrorOnEveryRequest() async {
-        let der = Data([0x30] + [UInt8](repeating: 0, count: 20)).base64EncodedString()  // reads as a certificate
+        let der = CertificateShapeTests.smallestShape.base64EncodedString()  // reads as a certificate
         let readable = TrustedCertificates.pem(Data("-----BEGIN CERTIFICATE-----\n\(der)\n-----END CERTIFICATE-----\n".utf8))
         for (certificates, expected) in [
             (readable, "use CurlTransport(trustedCertificates:)"), (.pemFile("/nonexistent/ca.pem"), "cannot be read"),
