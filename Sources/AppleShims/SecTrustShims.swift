@@ -43,9 +43,10 @@ public final class SecTrust {
 
 /// https://developer.apple.com/documentation/security/seccertificatecreatewithdata(_:_:) —
 /// `func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate?` "Returns nil if
-/// the data passed in the data parameter is not a valid DER-encoded X.509 certificate" (the shim: not a DER SEQUENCE).
+/// the data passed in the data parameter is not a valid DER-encoded X.509 certificate" (the shim: bytes without a
+/// certificate's outer DER shape, by the library's own `CertificateShape`, linked here).
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
-    data.first == 0x30 ? SecCertificate(der: data) : nil
+    CertificateShape.isX509(data) ? SecCertificate(der: data) : nil
 }
 
 /// https://developer.apple.com/documentation/security/sectrustsetanchorcertificates(_:_:) —

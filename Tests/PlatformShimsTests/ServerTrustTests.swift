@@ -8,12 +8,23 @@ import XCTest
 /// trusted when that CA is among `trustedCertificates`, the system's authorities stay trusted beside it, and every
 /// other challenge is left to the system. What this cannot show: Security's real chain building and evaluation.
 final class ServerTrustTests: XCTestCase {
-    private let privateCA = Data([0x30, 0x82, 0x01, 0x0a] + Array(repeating: 0x11, count: 20))
-    private let otherCA = Data([0x30, 0x82, 0x01, 0x0a] + Array(repeating: 0x22, count: 20))
-    private let publicCA = Data([0x30, 0x82, 0x01, 0x0a] + Array(repeating: 0x33, count: 20))
+    /// Three certificates with a certificate's outer DER shape, told apart by their serial number.
+    private static func certificate(serial: UInt8) -> Data {
+        Data([0x30, 0x0B, 0x30, 0x03, 0x02, 0x01, serial, 0x30, 0x00, 0x03, 0x02, 0x00, 0x00])
+    }
+    private let privateCA = certificate(serial: 0x11)
+    private let otherCA = certificate(serial: 0x22)
+    private let publicCA = certificate(serial: 0x33)
 
     private func challenge(_ method: String, trust: SecTrust?) -> URLAuthenticationChallenge {
         URLAuthenticationChallenge(shimProtectionSpace: URLProtectionSpace(shimAuthenticationMethod: method, serverTrust: trust))
+    }
+
+    /// As Apple's: bytes that are no certificate make none, so a trust cannot be given them as an anchor.
+    func testBytesThatAreNoCertificateMakeNone() {
+        XCTAssertNotNil(SecCertificateCreateWithData(nil, privateCA))
+        XCTAssertNil(SecCertificateCreateWithData(nil, Data([0x30, 0x82, 0x01, 0x0a] + Array(repeating: 0x11, count: 20))))
+        XCTAssertNil(SecCertificateCreateWithData(nil, Data([0x30, 0x00])))
     }
 
     func testAServerOfThePrivateCAIsTrusted() throws {

@@ -1,0 +1,1 @@
+../ProfirestAPI/Transport/CertificateShape.swift
