@@ -16,6 +16,9 @@ import re
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from swift_source import strip  # noqa: E402 (the tools folder, also when a test loads this file by path)
+
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Sources", "ProfirestAPI")
 # Top to bottom; folders on one line are beside each other (they may not use each other).
 LAYERS = [["Client"], ["Auth", "Events", "Outbox"], ["Pipeline"], ["Transport"], ["Storage"], ["Errors"],
@@ -29,35 +32,6 @@ KNOWN: dict = {}
 FILE_LAYER = {"Generated/TypedOperations.swift": "Client"}
 DECLARATION = re.compile(r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|final|open|indirect|"
                          r"nonisolated)\s+)*(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z]\w*)", re.M)
-
-
-def strip(source: str) -> str:
-    """The code without comments and string literals (kept as blanks, so line numbers stay)."""
-    out, i, n = [], 0, len(source)
-    while i < n:
-        if source.startswith("//", i):
-            j = source.find("\n", i)
-            i = n if j < 0 else j
-        elif source.startswith("/*", i):
-            j = source.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("\n" * source.count("\n", i, j))
-            i = j
-        elif source.startswith('"""', i):
-            j = source.find('"""', i + 3)
-            j = n if j < 0 else j + 3
-            out.append("\n" * source.count("\n", i, j))
-            i = j
-        elif source[i] == '"':
-            j = i + 1
-            while j < n and source[j] != '"' and source[j] != "\n":
-                j += 2 if source[j] == "\\" else 1
-            i = j + 1
-            out.append('""')
-        else:
-            out.append(source[i])
-            i += 1
-    return "".join(out)
 
 
 def main() -> int:

@@ -15,41 +15,15 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from swift_source import strip  # noqa: E402 (the tools folder, also when a test loads this file by path)
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOTS = [os.path.join(REPO, "Sources", "ProfirestAPI"), os.path.join(REPO, "Sources", "ProfirestPostgres")]
 SKIPPED = {"Generated"}
 DECLARATION = re.compile(
     r"(?:^|\n)[ \t]*((?:@\w+(?:\([^)\n]*\))?\s+)*)((?:[a-z_]+(?:\([a-z]+\))?\s+)*)"
     r"(class|struct|enum|protocol|actor|typealias)\s+([A-Za-z_]\w*)")
-
-
-def strip(source: str) -> str:
-    """The code without comments and string literals (kept as blank lines, so line numbers stay)."""
-    out, i, n = [], 0, len(source)
-    while i < n:
-        if source.startswith("//", i):
-            j = source.find("\n", i)
-            i = n if j < 0 else j
-        elif source.startswith("/*", i):
-            j = source.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("\n" * source.count("\n", i, j))
-            i = j
-        elif source.startswith('"""', i):
-            j = source.find('"""', i + 3)
-            j = n if j < 0 else j + 3
-            out.append('""' + "\n" * source.count("\n", i, j))
-            i = j
-        elif source[i] == '"':
-            j = i + 1
-            while j < n and source[j] != '"' and source[j] != "\n":
-                j += 2 if source[j] == "\\" else 1
-            i = j + 1
-            out.append('""')
-        else:
-            out.append(source[i])
-            i += 1
-    return "".join(out)
 
 
 def top_level(code: str) -> str:
