@@ -1,0 +1,1 @@
+../ProfirestAPITests/Crypto/CryptoVectors.swift
