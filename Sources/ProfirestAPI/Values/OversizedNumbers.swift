@@ -72,19 +72,23 @@ enum OversizedNumbers {
     /// Each number an `Int` cannot hold is set aside as a marked string and the answer decoded again: the decode
     /// stops at the first member that reads one. An integer member is the culprit; any other (a `Double`) takes its
     /// number back and the search goes on — one decode a candidate, within a budget of bytes decoded, and only after
-    /// a decode failed.
+    /// a decode failed. Which candidate a failing member read is looked up by its path in one tree of the answer whose
+    /// candidates are marked with their index, so equal numbers in two members are told apart.
     private static func misfit<T: Decodable>(_ type: T.Type, in answer: Data) -> DecodingError? {
         let data = answer.startIndex == 0 ? answer : Data(answer)  // ranges count from 0
         var candidates = find(in: data, where: { !fitsInt($0) })
-        guard !candidates.isEmpty else { return nil }
-        let attempts = min(candidates.count, max(1, misfitBudget / max(2 * data.count, 1)))  // two decodes each
+        guard !candidates.isEmpty,
+              let indexed = try? JSONDecoder().decode(JSONValue.self, from: rewrite(data, candidates, indexed: true))
+        else { return nil }
+        let attempts = min(candidates.count, max(1, misfitBudget / max(data.count, 1) - 1))  // the tree, then one each
         for _ in 0..<attempts {
-            let rewritten = rewrite(data, candidates)
-            guard case .typeMismatch(let expected, let context)? = decodeError(T.self, rewritten),
-                  let text = member(at: context.codingPath, of: rewritten)?.stringValue, text.hasPrefix(markerText)
+            guard case .typeMismatch(let expected, let context)? = decodeError(T.self, rewrite(data, candidates)),
+                  let text = value(at: context.codingPath, in: indexed)?.stringValue, text.hasPrefix(markerText),
+                  let separator = text.firstIndex(of: ":"),
+                  let found = Int(text[text.index(after: text.startIndex)..<separator]),
+                  let index = candidates.firstIndex(where: { $0.lowerBound == found })
             else { return nil }
-            let number = String(text.dropFirst(markerText.count))
-            guard let index = candidates.firstIndex(where: { data[$0].elementsEqual(number.utf8) }) else { return nil }
+            let number = String(text[text.index(after: separator)...])
             guard let integer = expected as? any FixedWidthInteger.Type, !holds(integer, number) else {
                 candidates.remove(at: index)
                 if candidates.isEmpty { return nil }
@@ -111,7 +115,13 @@ enum OversizedNumbers {
 
     /// The value at `path` of a rewritten document.
     private static func member(at path: [CodingKey], of rewritten: Data) -> JSONValue? {
-        guard var value = try? JSONDecoder().decode(JSONValue.self, from: rewritten) else { return nil }
+        guard let tree = try? JSONDecoder().decode(JSONValue.self, from: rewritten) else { return nil }
+        return value(at: path, in: tree)
+    }
+
+    /// The value at `path` of `tree`.
+    private static func value(at path: [CodingKey], in tree: JSONValue) -> JSONValue? {
+        var value = tree
         for key in path {
             if case .array = value, let index = key.intValue, let element = value[index] {
                 value = element
@@ -186,8 +196,9 @@ enum OversizedNumbers {
         return value.rounded() == value && abs(value) < 0x1p63
     }
 
-    /// `data` with each range replaced by a marked string of its text.
-    private static func rewrite(_ data: Data, _ ranges: [Range<Int>]) -> Data {
+    /// `data` with each range replaced by a marked string of its text; `indexed` puts the range's offset and a colon
+    /// between the marker and the text, to tell equal numbers apart (such a string no longer reads as a number).
+    private static func rewrite(_ data: Data, _ ranges: [Range<Int>], indexed: Bool = false) -> Data {
         var out = Data(capacity: data.count + ranges.count * 8)
         var last = 0
         data.withUnsafeBytes { raw in
@@ -196,6 +207,7 @@ enum OversizedNumbers {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[last..<range.lowerBound]))
                 out.append(UInt8(ascii: "\""))
                 out.append(contentsOf: marker)
+                if indexed { out.append(contentsOf: "\(range.lowerBound):".utf8) }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
                 out.append(UInt8(ascii: "\""))
                 last = range.upperBound

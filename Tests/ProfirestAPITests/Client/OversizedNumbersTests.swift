@@ -94,6 +94,16 @@ final class OversizedNumbersTests: XCTestCase {
     }
 
     /// Numbers an integer holds exactly, whatever their spelling, and fractions in `Double` members decode.
+    /// A model reads its members in its own order, not the document's: the same number sent for a `Double` read first
+    /// and for an `Int` read later is told apart by where it stands, so the `Int` member is still named.
+    func testEqualNumbersInADoubleAndAnIntMemberAreToldApart() {
+        struct RatioFirst: Decodable { var ratio: Double; var count: Int }
+        let text = detail(#"{"count": 1.5, "ratio": 1.5}"#, as: RatioFirst.self) ?? ""
+        XCTAssertTrue(text.hasSuffix("at $.count: 1.5 does not fit in Int"), text)
+        let listed = detail(#"{"items": [{"count": 2, "price": 7.5}, {"count": 7.5, "price": 7.5}]}"#, as: Listing.self)
+        XCTAssertTrue(listed?.hasSuffix("at $.items[1].count: 7.5 does not fit in Int") == true, listed ?? "")
+    }
+
     func testIntegralSpellingsAndDoublesStillDecode() throws {
         let listing = try answer(#"{"items": [{"count": 1.0, "price": 1.5}, {"count": 1e3, "price": 2}, {"count": -0}]}"#)
             .decode(as: Listing.self)
