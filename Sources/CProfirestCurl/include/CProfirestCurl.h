@@ -63,6 +63,9 @@ int pfc_multi_socket_action(void *multi, int socket, int events, int *running);
 /// Reads the next finished transfer: returns 1 and sets `easy` and `result` for a CURLMSG_DONE, 0 when none is left.
 int pfc_multi_next_done(void *multi, void **easy, int *result);
 
+// Names the calling thread (thread_name.c), at most 15 bytes; 0 or an errno value.
+int pfc_name_this_thread(const char *name);
+
 // The engine's event loop (poller.c): an epoll set and an eventfd.
 /// epoll_create1(EPOLL_CLOEXEC): a new set, or -1.
 int pfc_poller_create(void);

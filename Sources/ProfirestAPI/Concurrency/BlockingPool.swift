@@ -44,7 +44,7 @@ package final class BlockingPool: @unchecked Sendable {
         condition.unlock()
         if start {
             let thread = Thread { [self] in
-                Thread.current.name = "ProfirestBlock"  // from inside and short, as the engine's (see CurlEngine.init)
+                ThreadName.nameCurrentThread("ProfirestBlock")
                 work()
             }
             thread.start()

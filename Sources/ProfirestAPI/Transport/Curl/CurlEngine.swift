@@ -68,10 +68,8 @@ final class CurlEngine: @unchecked Sendable {
         pfc_multi_setopt_socket_callback(multi, Self.socketCallback, context)
         pfc_multi_setopt_timer_callback(multi, Self.timerCallback, context)
         let thread = Thread { [self] in
-            // Named from inside, in at most 15 bytes: with Swift 6.3.1 on Linux a name given before start() never
-            // reaches the system's thread (top -H, gdb, /proc/<pid>/task/*/comm), nor does a longer one, which
-            // pthread_setname_np refuses; CurlTransportTests finds the engine by this name.
-            Thread.current.name = "ProfirestCurl"
+            // CurlTransportTests and the bench find the engine's thread by this name (see ThreadName).
+            ThreadName.nameCurrentThread("ProfirestCurl")
             run()
         }
         thread.start()
