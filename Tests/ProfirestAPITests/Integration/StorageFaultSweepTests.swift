@@ -226,7 +226,7 @@ final class StorageFaultSweepTests: XCTestCase {
         case is StorageError: return nil
         case let e as ProfirestAPIError:
             if e.code == "not_paired" || e.code == "invalid_grant" { return "the fault came out as \(e.code)" }
-            return e.description.lowercased().contains("storage") ? nil : "not a storage error: \(e.description)"
+            return e.underlyingError is StorageError ? nil : "not a storage error: \(e.description)"
         case let e as ProfirestOAuthError: return "the fault came out as OAuth \(e.error)"
         default: return "not a storage error: \(describe(error))"
         }
