@@ -47,9 +47,11 @@ check-curl-abi:
 check-pq-abi:
 	$(PYTHON) tools/check_pq_abi.py
 
-## generate: rewrite Sources/ProfirestAPI/Generated from the contract, and the articles' snippet test (snippets)
+## generate: rewrite Sources/ProfirestAPI/Generated and the testing kit's Sources/ProfirestTesting/Generated (the
+## contract's example answers) from the contract, and the articles' snippet test (snippets)
+GENERATED_DIRS := Sources/ProfirestAPI/Generated Sources/ProfirestTesting/Generated
 generate: snippets
-	$(SWIFT) run --quiet profirest-codegen generate contract/profirest-v2.openapi.json Sources/ProfirestAPI/Generated
+	$(SWIFT) run --quiet profirest-codegen generate contract/profirest-v2.openapi.json $(GENERATED_DIRS)
 
 ## snippets: every ```swift block of the DocC articles (Sources/ProfirestAPI/ProfirestAPI.docc) into
 ## Tests/ProfirestAPITests/Docs/ArticleSnippets.swift, a method each, which the test build compiles
@@ -61,9 +63,9 @@ snippets:
 check-snippets:
 	$(PYTHON) tools/article_snippets.py --check
 
-## check-generated: fail when the generated files differ from what the contract gives
+## check-generated: fail when the generated files (the library's and the testing kit's) differ from what the contract gives
 check-generated:
-	$(SWIFT) run --quiet profirest-codegen check contract/profirest-v2.openapi.json Sources/ProfirestAPI/Generated
+	$(SWIFT) run --quiet profirest-codegen check contract/profirest-v2.openapi.json $(GENERATED_DIRS)
 
 ## build: every target, warnings as errors — on Linux also the test-only targets that compile the Windows and Apple
 ## branches against declaration shims (PlatformShims, TestSupportWindowsCheck, BenchWindowsCheck; CONTRIBUTING.md,
