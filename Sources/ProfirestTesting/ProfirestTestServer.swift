@@ -9,7 +9,9 @@ import ProfirestAPI
 /// route, on a ``VirtualClock``.
 ///
 /// - **By route, from the contract.** A request is matched by method and path against the contract's path templates
-///   (`/v2/restaurants/{restaurant_id}/staff`) and answered with the contract's example (``Fixtures``). Punches
+///   (`/v2/restaurants/{restaurant_id}/staff`) and answered with the contract's example (``Fixtures``); a list's
+///   example is its first page, and the page after it is empty, so reading the whole list ends. A route the contract
+///   has no JSON example for answers `204 No Content`. Punches
 ///   (single and batch) are answered from what was sent — the punch's own id, type and time — so an outbox
 ///   delivering them sees each one recorded.
 /// - **Scripted.** ``answer(_:_:with:)`` queues answers for the next requests of a route, ``answerAlways(_:_:with:)``
@@ -339,8 +341,22 @@ public final class ProfirestTestServer: StreamingHTTPTransport, Sendable {
             return Self.json(200, .object(["results": .array(results)]))
         }
         if request.method == "GET" && path == "/v2/events" { return page(request) }
-        if let fixture = Fixtures.fixture(request.method, path) { return fixture.response }
+        if let fixture = Fixtures.fixture(request.method, path) {
+            return Self.query(request, "cursor") == nil ? fixture.response : Self.lastPage(after: fixture)
+        }
         return APIResponse(status: 204)
+    }
+
+    /// A list's example is its first page; the page after it (the example's `next_cursor` followed) is empty and
+    /// the last, so that reading the whole list ends.
+    private static func lastPage(after fixture: ContractFixture) -> APIResponse {
+        guard var members = (try? fixture.decode(as: JSONValue.self))?.objectValue, members["data"] != nil else {
+            return fixture.response
+        }
+        members["data"] = .array([])
+        members["next_cursor"] = nil
+        if members["has_more"] != nil { members["has_more"] = false }
+        return json(fixture.status, .object(members))
     }
 
     private func unauthorized(_ request: HTTPRequest) -> APIResponse? {
