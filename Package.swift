@@ -116,10 +116,12 @@ let package = Package(
             name: "ProfirestBench", dependencies: ["ProfirestAPI", "ProfirestTestSupport", "CProfirestCurl"],
             path: "benchmarks/ProfirestBench",
             swiftSettings: strict),
-        // ProfirestPostgres: the articles' code that shows the PostgreSQL storage compiles here too.
+        // ProfirestPostgres: the articles' code that shows the PostgreSQL storage compiles here too. ProfirestTesting:
+        // unit tests that an app could write the same way use the kit, so that it is kept honest.
         .testTarget(
             name: "ProfirestAPITests",
-            dependencies: ["ProfirestAPI", "ProfirestTestSupport", "ProfirestPostgres"] + keychainShimDependencies,
+            dependencies: ["ProfirestAPI", "ProfirestTestSupport", "ProfirestPostgres", "ProfirestTesting"]
+                + keychainShimDependencies,
             swiftSettings: strict),
         // The testing kit's own tests, and the article "Testing your app"'s example, compiled and run
         // (TestingYourAppArticle.swift, written from the kit's DocC catalog by tools/article_snippets.py).

@@ -41,7 +41,7 @@ public indirect enum TestAnswer: Sendable {
     public static var unauthorized: TestAnswer { .problem(status: 401, code: "invalid_token") }
 
     /// `409 staff_ambiguous`: several people share the PIN; `candidates` (id, name) are the people to choose from,
-    /// as ``ProfirestAPIError/candidates``.
+    /// as `ProfirestAPIError.candidates`.
     ///
     /// - Parameter candidates: the people who share the PIN, as (employee id, name).
     /// - Returns: the answer.

@@ -6,8 +6,8 @@ import XCTest
 import ProfirestAPI
 import ProfirestTesting
 
-// TestingYourApp.md, line 31
-#sourceLocation(file: "Sources/ProfirestTesting/ProfirestTesting.docc/TestingYourApp.md", line: 31)
+// TestingYourApp.md, line 34
+#sourceLocation(file: "Sources/ProfirestTesting/ProfirestTesting.docc/TestingYourApp.md", line: 34)
 struct PunchModel {
     let outbox: Outbox
     var status: String { outbox.status.count == 0 ? "All punches sent" : "Saved offline, \(outbox.status.count) waiting" }
