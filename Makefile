@@ -250,7 +250,7 @@ quickstart-test:
 
 ## testing-kit-test: the article "Testing your app" as it stands — a new package outside the repository, depending on
 ## it by path (a link, nothing copied) and on the ProfirestTesting product, with the article's test target and its
-## test file verbatim — and `swift test` there (the library and the kit compiled once more, about N s;
+## test file verbatim — and `swift test` there (the library and the kit compiled once more: about 45 s;
 ## tools/check_testing_kit.py)
 testing-kit-test:
 	SWIFT=$(SWIFT) $(PYTHON) tools/check_testing_kit.py
