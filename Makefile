@@ -7,14 +7,14 @@ VPY := $(VENV)/bin/python
 REQUIREMENTS := tools/requirements.txt $(wildcard sandbox/requirements.txt)
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: lint-workflows chart snippets check-snippets check-curl-abi check-pq-abi dist dist-test quickstart-test soak soak-replicas soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean files-touched
+.PHONY: testing-kit-test lint-workflows chart snippets check-snippets check-curl-abi check-pq-abi dist dist-test quickstart-test soak soak-replicas soak-short swift-test-tsan test lint-contract generate check-generated build docs swift-test sandbox-test tools-test demo-test fuzz sandbox sandbox-reset approve demo bench venv clean files-touched
 
 ## test: everything CI runs — contract lint, generator drift, warning-free build, docs, swift test, sandbox tests, the
 ## scripts' tests, fuzz, the release archive. Every step runs to its end even when an earlier one failed (a step that
 ## needs a failed one fails too), so one run shows every failure; the run ends with the failed steps and the line
 ## `make-test: N passed, N failed`, and fails when any step failed (scripts/run-steps.sh). `make STEP` runs one.
 TEST_STEPS := lint-contract lint-workflows check-generated check-snippets check-curl-abi check-pq-abi build docs swift-test swift-test-tsan sandbox-test tools-test \
-	demo-test soak-short fuzz dist-test quickstart-test
+	demo-test soak-short fuzz dist-test quickstart-test testing-kit-test
 test:
 	@MAKE="$(MAKE) --no-print-directory FUZZ_SEED=$(FUZZ_SEED) FUZZ_OPT=$(FUZZ_OPT)" scripts/run-steps.sh make-test $(TEST_STEPS)
 
@@ -47,9 +47,11 @@ check-curl-abi:
 check-pq-abi:
 	$(PYTHON) tools/check_pq_abi.py
 
-## generate: rewrite Sources/ProfirestAPI/Generated from the contract, and the articles' snippet test (snippets)
+## generate: rewrite Sources/ProfirestAPI/Generated and the testing kit's Sources/ProfirestTesting/Generated (the
+## contract's example answers) from the contract, and the articles' snippet test (snippets)
+GENERATED_DIRS := Sources/ProfirestAPI/Generated Sources/ProfirestTesting/Generated
 generate: snippets
-	$(SWIFT) run --quiet profirest-codegen generate contract/profirest-v2.openapi.json Sources/ProfirestAPI/Generated
+	$(SWIFT) run --quiet profirest-codegen generate contract/profirest-v2.openapi.json $(GENERATED_DIRS)
 
 ## snippets: every ```swift block of the DocC articles (Sources/ProfirestAPI/ProfirestAPI.docc) into
 ## Tests/ProfirestAPITests/Docs/ArticleSnippets.swift, a method each, which the test build compiles
@@ -61,9 +63,9 @@ snippets:
 check-snippets:
 	$(PYTHON) tools/article_snippets.py --check
 
-## check-generated: fail when the generated files differ from what the contract gives
+## check-generated: fail when the generated files (the library's and the testing kit's) differ from what the contract gives
 check-generated:
-	$(SWIFT) run --quiet profirest-codegen check contract/profirest-v2.openapi.json Sources/ProfirestAPI/Generated
+	$(SWIFT) run --quiet profirest-codegen check contract/profirest-v2.openapi.json $(GENERATED_DIRS)
 
 ## build: every target, warnings as errors — on Linux also the test-only targets that compile the Windows and Apple
 ## branches against declaration shims (PlatformShims, TestSupportWindowsCheck, BenchWindowsCheck; CONTRIBUTING.md,
@@ -87,6 +89,8 @@ build:
 SYMBOLGRAPH_DIR := .build/symbolgraph-ProfirestAPI
 ## The second library product's public API is checked the same way (tools/check_docs.py --module ProfirestPostgres).
 SYMBOLGRAPH_DIR_PG := .build/symbolgraph-ProfirestPostgres
+## The testing kit's too, and its catalog (the article "Testing your app") is a site of its own in .build/docs-testing.
+SYMBOLGRAPH_DIR_KIT := .build/symbolgraph-ProfirestTesting
 DOCC ?= docc
 docs: snippets
 	@bin="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" && graphs="$$(dirname "$$bin")/symbolgraph" && \
@@ -97,9 +101,12 @@ docs: snippets
 	  || { cat .build/dump-symbol-graph.log; exit 1; }; } && \
 	cp "$$graphs"/ProfirestAPI.symbols.json $$(compgen -G "$$graphs/ProfirestAPI@*.symbols.json") $(SYMBOLGRAPH_DIR)/ && \
 	rm -rf $(SYMBOLGRAPH_DIR_PG) && mkdir -p $(SYMBOLGRAPH_DIR_PG) && \
-	cp "$$graphs"/ProfirestPostgres.symbols.json $$(compgen -G "$$graphs/ProfirestPostgres@*.symbols.json") $(SYMBOLGRAPH_DIR_PG)/
+	cp "$$graphs"/ProfirestPostgres.symbols.json $$(compgen -G "$$graphs/ProfirestPostgres@*.symbols.json") $(SYMBOLGRAPH_DIR_PG)/ && \
+	rm -rf $(SYMBOLGRAPH_DIR_KIT) && mkdir -p $(SYMBOLGRAPH_DIR_KIT) && \
+	cp "$$graphs"/ProfirestTesting.symbols.json $$(compgen -G "$$graphs/ProfirestTesting@*.symbols.json") $(SYMBOLGRAPH_DIR_KIT)/
 	$(PYTHON) tools/check_docs.py $(SYMBOLGRAPH_DIR)
 	$(PYTHON) tools/check_docs.py $(SYMBOLGRAPH_DIR_PG) --module ProfirestPostgres
+	$(PYTHON) tools/check_docs.py $(SYMBOLGRAPH_DIR_KIT) --module ProfirestTesting
 	$(PYTHON) tools/check_readme_map.py
 	$(PYTHON) tools/check_layers.py
 	$(PYTHON) tools/check_one_type_per_file.py
@@ -107,6 +114,10 @@ docs: snippets
 	$(DOCC) convert Sources/ProfirestAPI/ProfirestAPI.docc --additional-symbol-graph-dir $(SYMBOLGRAPH_DIR) \
 		--fallback-display-name ProfirestAPI --fallback-bundle-identifier cz.profirest.api \
 		--output-dir .build/docs --warnings-as-errors
+	$(DOCC) convert Sources/ProfirestTesting/ProfirestTesting.docc --additional-symbol-graph-dir $(SYMBOLGRAPH_DIR_KIT) \
+		--fallback-display-name ProfirestTesting --fallback-bundle-identifier cz.profirest.testing \
+		--output-dir .build/docs-testing --warnings-as-errors
+	@$(PYTHON) tools/docs_index.py .build/docs-testing --module profiresttesting --port 8001
 	@$(PYTHON) tools/docs_index.py .build/docs
 
 swift-test: venv
@@ -236,6 +247,13 @@ dist-test: dist
 ## once more, about a minute; tools/check_quickstart.py)
 quickstart-test:
 	SWIFT=$(SWIFT) $(PYTHON) tools/check_quickstart.py
+
+## testing-kit-test: the article "Testing your app" as it stands — a new package outside the repository, depending on
+## it by path (a link, nothing copied) and on the ProfirestTesting product, with the article's test target and its
+## test file verbatim — and `swift test` there (the library and the kit compiled once more: about 45 s;
+## tools/check_testing_kit.py)
+testing-kit-test:
+	SWIFT=$(SWIFT) $(PYTHON) tools/check_testing_kit.py
 
 ## soak: writes through the outbox against the sandbox's random faults (30 %), a restart and a token expiry, counted
 ## from the sandbox's own records, and SIGKILLed writers — at random, or inside a journal append or compaction —

@@ -71,6 +71,9 @@ let package = Package(
         // A token storage on PostgreSQL, for backends whose replicas share their connections: a product of its own,
         // so that ProfirestAPI stays free of dependencies (this one needs libpq at run time only).
         .library(name: "ProfirestPostgres", targets: ["ProfirestPostgres"]),
+        // For apps' own tests: an in-memory server answering with the contract's examples, scripted faults, a virtual
+        // clock and a paired client — without a socket. Depends on ProfirestAPI alone.
+        .library(name: "ProfirestTesting", targets: ["ProfirestTesting"]),
         .executable(name: "profirest-codegen", targets: ["ProfirestCodegen"]),
         .executable(name: "Pichacka", targets: ["Pichacka"]),
     ],
@@ -94,6 +97,7 @@ let package = Package(
             name: "CProfirestPQ",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "ProfirestPostgres", dependencies: ["ProfirestAPI", "CProfirestPQ"], swiftSettings: strict),
+        .target(name: "ProfirestTesting", dependencies: ["ProfirestAPI"], swiftSettings: strict),
         .target(name: "ProfirestCodegenKit", swiftSettings: strict),
         .executableTarget(name: "ProfirestCodegen", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
         .executableTarget(name: "Pichacka", dependencies: ["ProfirestAPI"], swiftSettings: strict),
@@ -112,11 +116,16 @@ let package = Package(
             name: "ProfirestBench", dependencies: ["ProfirestAPI", "ProfirestTestSupport", "CProfirestCurl"],
             path: "benchmarks/ProfirestBench",
             swiftSettings: strict),
-        // ProfirestPostgres: the articles' code that shows the PostgreSQL storage compiles here too.
+        // ProfirestPostgres: the articles' code that shows the PostgreSQL storage compiles here too. ProfirestTesting:
+        // unit tests that an app could write the same way use the kit, so that it is kept honest.
         .testTarget(
             name: "ProfirestAPITests",
-            dependencies: ["ProfirestAPI", "ProfirestTestSupport", "ProfirestPostgres"] + keychainShimDependencies,
+            dependencies: ["ProfirestAPI", "ProfirestTestSupport", "ProfirestPostgres", "ProfirestTesting"]
+                + keychainShimDependencies,
             swiftSettings: strict),
+        // The testing kit's own tests, and the article "Testing your app"'s example, compiled and run
+        // (TestingYourAppArticle.swift, written from the kit's DocC catalog by tools/article_snippets.py).
+        .testTarget(name: "ProfirestTestingTests", dependencies: ["ProfirestTesting", "ProfirestAPI"], swiftSettings: strict),
         .testTarget(name: "ProfirestCodegenTests", dependencies: ["ProfirestCodegenKit"], swiftSettings: strict),
         // Against a real PostgreSQL server that the tests start themselves (initdb into a temporary directory).
         .testTarget(

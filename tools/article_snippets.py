@@ -24,6 +24,12 @@ only what it teaches.
   (Docs/ArticleSnippetsTests.swift runs the testing article's examples).
 - Code that is deliberately not Swift to compile takes another fence language: ```sh, ```json, ```text.
 
+The testing kit's catalog (Sources/ProfirestTesting/ProfirestTesting.docc) is written differently, to
+Tests/ProfirestTestingTests/ArticleSnippets.swift: its examples are whole test files (imports, a view model, an
+XCTestCase), so each block goes to the file's top level as it is, its imports gathered at the top; XCTest then runs
+its tests, and `make testing-kit-test` runs the same blocks in a package outside the repository. A block there must
+only declare.
+
 Usage:
   python3 tools/article_snippets.py           write the file (only when it changes); `make docs` and `make generate`
   python3 tools/article_snippets.py --check   exit 1 when the file is not what the articles give (`make test`)
@@ -36,6 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "Sources/ProfirestAPI/ProfirestAPI.docc"
 OUTPUT = ROOT / "Tests/ProfirestAPITests/Docs/ArticleSnippets.swift"
+KIT_CATALOG = ROOT / "Sources/ProfirestTesting/ProfirestTesting.docc"
+KIT_OUTPUT = ROOT / "Tests/ProfirestTestingTests/ArticleSnippets.swift"
 ALWAYS_IMPORTED = {"Foundation", "ProfirestAPI"}
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<info>[^`]*)$")
 IMPORT = re.compile(r"^import\s+(?P<module>[A-Za-z_][A-Za-z0-9_]*)\s*(//.*)?$")
@@ -124,9 +132,9 @@ def swift_blocks(path: Path) -> list[Block]:
     return blocks
 
 
-def source_location(block: Block) -> str:
+def source_location(block: Block, catalog: Path = CATALOG) -> str:
     """Makes the compiler report a line of the block at its line in the article, not in the generated file."""
-    return f'#sourceLocation(file: "{CATALOG.relative_to(ROOT) / block.article}", line: {block.line})'
+    return f'#sourceLocation(file: "{catalog.relative_to(ROOT) / block.article}", line: {block.line})'
 
 
 def method_name(article: str, number: int) -> str:
@@ -208,25 +216,52 @@ def render(articles: list[Path]) -> tuple[str, int]:
     return "\n".join(out) + "\n", count
 
 
+def render_top_level(articles: list[Path]) -> tuple[str, int]:
+    """The testing kit's articles: every block at the file's top level, as it is (whole test files)."""
+    blocks = [block for path in articles for block in swift_blocks(path)]
+    modules: list[str] = []
+    for block in blocks:
+        if not block.declares_only:
+            raise SystemExit(f"{(KIT_CATALOG / block.article).relative_to(ROOT)}:{block.line}: a block of the testing "
+                             "kit's articles must only declare (it is a test file's code)")
+        modules += [module for module in block.imports if module not in modules]
+    out = [
+        "// generated — do not edit: tools/article_snippets.py writes it from the ```swift blocks of",
+        "// Sources/ProfirestTesting/ProfirestTesting.docc/*.md (`make docs` or `make generate`); `make test` fails when it",
+        "// is stale. Each block is at the top level as the article shows it, so XCTest runs its tests; `make",
+        "// testing-kit-test` runs the same blocks in a package outside the repository.",
+    ]
+    out += [f"import {module}" for module in modules]
+    for block in blocks:
+        out += ["", f"// {block.article}, line {block.line}", source_location(block, KIT_CATALOG)]
+        out += [line.rstrip() for line in block.body]
+        out.append("#sourceLocation()")
+    return "\n".join(out) + "\n", len(blocks)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="fail when the generated file is stale")
     args = parser.parse_args()
-    articles = sorted(CATALOG.glob("*.md"))
-    text, count = render(articles)
-    current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else None
-    if args.check:
+    stale = 0
+    for catalog, output, renderer in ((CATALOG, OUTPUT, render), (KIT_CATALOG, KIT_OUTPUT, render_top_level)):
+        articles = sorted(catalog.glob("*.md"))
+        text, count = renderer(articles)
+        current = output.read_text(encoding="utf-8") if output.exists() else None
+        if args.check:
+            if current != text:
+                print(f"article_snippets: {output.relative_to(ROOT)} is not what the articles give; "
+                      "run `make docs` (or `python3 tools/article_snippets.py`) and commit it", file=sys.stderr)
+                stale += 1
+            else:
+                print(f"article_snippets: {count} swift blocks of {len(articles)} articles, "
+                      f"{output.relative_to(ROOT)} up to date")
+            continue
         if current != text:
-            print(f"article_snippets: {OUTPUT.relative_to(ROOT)} is not what the articles give; "
-                  "run `make docs` (or `python3 tools/article_snippets.py`) and commit it", file=sys.stderr)
-            return 1
-        print(f"article_snippets: {count} swift blocks of {len(articles)} articles, generated file up to date")
-        return 0
-    if current != text:
-        OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-        OUTPUT.write_text(text, encoding="utf-8")
-        print(f"article_snippets: wrote {OUTPUT.relative_to(ROOT)} ({count} swift blocks of {len(articles)} articles)")
-    return 0
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(text, encoding="utf-8")
+            print(f"article_snippets: wrote {output.relative_to(ROOT)} ({count} swift blocks of {len(articles)} articles)")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 """Fails when a public type of the library is declared in a file not named after it.
 
 A newcomer looking for `RequestBody` opens `RequestBody.swift`: every top-level `public` or `open` class, struct,
-enum, actor, protocol or typealias of the library's products (Sources/ProfirestAPI, Sources/ProfirestPostgres) is
+enum, actor, protocol or typealias of the library's products (Sources/ProfirestAPI, Sources/ProfirestPostgres,
+Sources/ProfirestTesting) is
 declared in `<Type>.swift`, or in `<Type>+<Platform>.swift` when each platform has its own declaration. Generated/ is
 the code generator's, which files its models its own way. Nested public types stay in their parent's file (or an
 extension file `<Parent>+<Topic>.swift`), and internal helpers may share the file of the type that uses them: neither
@@ -19,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from swift_source import strip  # noqa: E402 (the tools folder, also when a test loads this file by path)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOTS = [os.path.join(REPO, "Sources", "ProfirestAPI"), os.path.join(REPO, "Sources", "ProfirestPostgres")]
+ROOTS = [os.path.join(REPO, "Sources", name) for name in ("ProfirestAPI", "ProfirestPostgres", "ProfirestTesting")]
 SKIPPED = {"Generated"}
 DECLARATION = re.compile(
     r"(?:^|\n)[ \t]*((?:@\w+(?:\([^)\n]*\))?\s+)*)((?:[a-z_]+(?:\([a-z]+\))?\s+)*)"

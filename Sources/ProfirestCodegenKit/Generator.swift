@@ -1,9 +1,11 @@
 import Foundation
 
-/// The generator: the contract in, the files of `Sources/ProfirestAPI/Generated` out.
+/// The generator: the contract in, the files of `Sources/ProfirestAPI/Generated` and of the testing kit's
+/// `Sources/ProfirestTesting/Generated` out.
 ///
 /// ```swift
 /// let files = try Generator(contract: data).files()   // ["Models.swift": "…", …]
+/// let kit = try Generator(contract: data).testingKitFiles()   // ["ContractFixtures.swift": "…"]
 /// ```
 public struct Generator: Sendable {
     /// The first line of every generated file; the drift check and code review look for it.
@@ -32,9 +34,28 @@ public struct Generator: Sendable {
         ]
     }
 
-    /// Writes the files into `directory`, removing generated files the contract no longer gives.
+    /// The testing kit's generated files (file name → content): the contract's example answers as fixtures.
+    public func testingKitFiles() throws -> [String: String] {
+        let operations = try OperationModel.all(in: contract)
+        return ["ContractFixtures.swift": try FixturesWriter(contract: contract, operations: operations).write(header: Self.header)]
+    }
+
+    /// Writes the library's files into `directory`, removing generated files the contract no longer gives.
     public func write(to directory: URL) throws {
-        let files = try files()
+        try write(try files(), to: directory)
+    }
+
+    /// Writes the testing kit's files into `directory`, removing generated files the contract no longer gives.
+    public func writeTestingKit(to directory: URL) throws {
+        try write(try testingKitFiles(), to: directory)
+    }
+
+    /// The names of the testing kit's files in `directory` that differ from what the contract gives.
+    public func testingKitDrift(in directory: URL) throws -> [String] {
+        try drift(of: try testingKitFiles(), in: directory)
+    }
+
+    private func write(_ files: [String: String], to directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for stale in try staleFiles(in: directory, keeping: Set(files.keys)) {
             try FileManager.default.removeItem(at: directory.appendingPathComponent(stale))
@@ -46,7 +67,10 @@ public struct Generator: Sendable {
 
     /// The names of files in `directory` that differ from what the contract gives (missing, changed or extra).
     public func drift(in directory: URL) throws -> [String] {
-        let files = try files()
+        try drift(of: try files(), in: directory)
+    }
+
+    private func drift(of files: [String: String], in directory: URL) throws -> [String] {
         var drifted: [String] = []
         for (name, content) in files.sorted(by: { $0.key < $1.key }) {
             let onDisk = try? Data(contentsOf: directory.appendingPathComponent(name))

@@ -9,6 +9,31 @@ final class DriftTests: XCTestCase {
         XCTAssertEqual(try generator.drift(in: RepositoryPaths.generated), [], "run `make generate` and commit the result")
     }
 
+    /// The testing kit's fixtures are the contract's examples: a hand edit or a changed example without
+    /// `make generate` fails here (and `make check-generated`).
+    func testTestingKitFixturesMatchTheContract() throws {
+        let generator = try Generator(contract: Data(contentsOf: RepositoryPaths.contract))
+        XCTAssertEqual(
+            try generator.testingKitDrift(in: RepositoryPaths.testingKitGenerated), [],
+            "run `make generate` and commit the result")
+        let files = try generator.testingKitFiles()
+        XCTAssertEqual(Set(files.keys), ["ContractFixtures.swift"])
+        let text = try XCTUnwrap(files["ContractFixtures.swift"])
+        XCTAssertTrue(text.hasPrefix(Generator.header + "\n"))
+        XCTAssertTrue(text.contains("public static var createAttendancePunch: AttendancePunch {"))
+        XCTAssertTrue(text.contains(#"operationID: "createAttendancePunch", method: "POST""#))
+    }
+
+    func testTestingKitDriftReportsAnEditedFixtureFile() throws {
+        let generator = try Generator(contract: Data(contentsOf: RepositoryPaths.contract))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("codegen-kit-drift-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try generator.writeTestingKit(to: directory)
+        XCTAssertEqual(try generator.testingKitDrift(in: directory), [])
+        try Data("// edited\n".utf8).write(to: directory.appendingPathComponent("ContractFixtures.swift"))
+        XCTAssertEqual(try generator.testingKitDrift(in: directory), ["ContractFixtures.swift"])
+    }
+
     func testOutputIsDeterministic() throws {
         let data = try Data(contentsOf: RepositoryPaths.contract)
         let first = try Generator(contract: data).files()

@@ -2,45 +2,41 @@ import Foundation
 import XCTest
 @testable import ProfirestAPI
 import ProfirestTestSupport
+import ProfirestTesting
 
 /// The identity behind the request pipeline: refresh after 401, one refresh for a stampede, losing the pairing,
 /// where tokens and the client secret may go.
 final class TokenWiringTests: XCTestCase {
+    // The first two run on the testing kit's server (ProfirestTesting), which takes one access token and answers the
+    // refresh grant with new tokens, as the real server does.
+
     func testInvalidTokenRefreshesOnceAndRetriesOnceWithoutUsingARetry() async throws {
-        let transport = ScriptedTransport { request in
-            if request.url.path == "/oauth/token" { return Answers.tokens("at_new_0123456789") }
-            return request.bearer == "at_new_0123456789" ? Answers.connection : .problem(401, ErrorCode.invalidToken)
-        }
+        let server = ProfirestTestServer()
         // retries: 0 — the retry after the refresh must not count as one.
-        let client = try WiredClient(transport: transport, tokens: ("at_old_0123456789", "rt_1_0123456789", 1800), retries: 0)
-        let connection = try await client.api.connection()
-        XCTAssertEqual(connection.restaurantId, "11")
-        XCTAssertEqual(transport.requests.map(\.url.path), ["/v2/connection", "/oauth/token", "/v2/connection"])
-        let form = transport.requests("POST", "/oauth/token")[0].form
-        XCTAssertEqual(form, ["grant_type": "refresh_token", "refresh_token": "rt_1_0123456789", "client_id": "profirest-pos"])
-        XCTAssertEqual(transport.requests("POST", "/oauth/token")[0].header("Content-Type"), "application/x-www-form-urlencoded")
+        let api = try server.pairedClient(clientID: "profirest-pos") { $0.retries = 0 }
+        server.expireAccessToken()
+        let connection = try await api.connection()
+        XCTAssertEqual(connection.restaurantId, Fixtures.getConnection.restaurantId)
+        XCTAssertEqual(server.requests.map(\.url.path), ["/v2/connection", "/oauth/token", "/v2/connection"])
+        let refresh = server.requests("POST", "/oauth/token")[0]
+        XCTAssertEqual(refresh.form, ["grant_type": "refresh_token", "refresh_token": "rt_test_1", "client_id": "profirest-pos"])
+        XCTAssertEqual(refresh.header("Content-Type"), "application/x-www-form-urlencoded")
+        XCTAssertEqual(server.requests.last?.bearer, "at_test_3")
         // The new tokens are stored, and the next request goes out with the new token without another refresh.
-        try await client.api.get("/connection")
-        XCTAssertEqual(transport.requests("POST", "/oauth/token").count, 1)
-        XCTAssertTrue(try XCTUnwrap(client.storage.get("profirest-api:profirest-pos")).contains("at_new_0123456789"))
+        try await api.get("/connection")
+        XCTAssertEqual(server.refreshCount, 1)
+        XCTAssertEqual(server.requests.last?.bearer, "at_test_3")
     }
 
     func testAThousandConcurrentRequestsOnAnExpiredTokenRefreshExactlyOnce() async throws {
-        let transport = ScriptedTransport { request in
-            if request.url.path == "/oauth/token" {
-                await Task.yield()  // let the stampede pile up behind the refresh
-                return Answers.tokens("at_fresh_0123456789")
-            }
-            return request.bearer == "at_fresh_0123456789" ? ok : .problem(401, ErrorCode.invalidToken)
-        }
-        // Expired 10 s ago: every request needs the refresh before it can be sent.
-        let client = try WiredClient(transport: transport, tokens: ("at_stale_0123456789", "rt_1_0123456789", -10))
-        let api = client.api
+        let server = ProfirestTestServer()
+        let api = try server.pairedClient(clientID: "profirest-pos")
+        server.expireAccessToken()
         let failures = try await withThrowingTaskGroup(of: Int.self) { group in
             for i in 0..<1000 {
                 group.addTask {
                     do {
-                        try await api.get("/restaurants/11/orders/\(i)")
+                        try await api.get("/restaurants/11/orders/ord_\(i)")
                         return 0
                     } catch {
                         return 1
@@ -50,10 +46,10 @@ final class TokenWiringTests: XCTestCase {
             return try await group.reduce(0, +)
         }
         XCTAssertEqual(failures, 0)
-        XCTAssertEqual(transport.requests("POST", "/oauth/token").count, 1)
-        let sent = transport.requests.filter { $0.url.path.hasPrefix("/v2/") }
-        XCTAssertEqual(sent.count, 1000)
-        XCTAssertEqual(Set(sent.compactMap(\.bearer)), ["at_fresh_0123456789"])
+        XCTAssertEqual(server.refreshCount, 1)
+        XCTAssertEqual(server.requests("POST", "/oauth/token").count, 1)
+        let answered = server.requests.filter { $0.url.path.hasPrefix("/v2/") && $0.bearer == "at_test_3" }
+        XCTAssertEqual(answered.count, 1000, "each request answered once with the new token")
     }
 
     func testInvalidGrantUnpairsPendingAndLaterRequestsAndCallsOnUnpairedOnce() async throws {

@@ -647,8 +647,8 @@ extension ArticleSnippetContext {
     }
     #endif
 
-    // TestingAgainstTheSandbox.md, line 87
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TestingAgainstTheSandbox.md", line: 87)
+    // TestingAgainstTheSandbox.md, line 91
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TestingAgainstTheSandbox.md", line: 91)
     /// Answers each request with the next response of a list, and keeps the requests.
     actor ListedServer: HTTPTransport {
         private var answers: [APIResponse]
@@ -678,9 +678,9 @@ extension ArticleSnippetContext {
 #sourceLocation()
 
     #if canImport(XCTest)
-    // TestingAgainstTheSandbox.md, line 121
+    // TestingAgainstTheSandbox.md, line 125
     func testingAgainstTheSandbox3() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TestingAgainstTheSandbox.md", line: 121)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TestingAgainstTheSandbox.md", line: 125)
         let server = ListedServer([
             APIResponse(status: 503, headers: ["Retry-After": "7"]),
             APIResponse(status: 201, headers: ["Content-Type": "application/json"], data: Data(#"{"id": "tab_1"}"#.utf8)),
@@ -702,9 +702,9 @@ extension ArticleSnippetContext {
     #endif
 
     #if canImport(XCTest)
-    // TestingAgainstTheSandbox.md, line 145
+    // TestingAgainstTheSandbox.md, line 149
     func testingAgainstTheSandbox4() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TestingAgainstTheSandbox.md", line: 145)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TestingAgainstTheSandbox.md", line: 149)
         let json = ["Content-Type": "application/json"]
         let server = ListedServer([
             APIResponse(status: 200, headers: json, data: Data(#"{"data": [], "next_cursor": "c1", "has_more": false}"#.utf8)),

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import ProfirestAPI
 import ProfirestTestSupport
+import ProfirestTesting
 
 /// `OutboxDelivery.swift`, one delivery round: the oldest writes first, punches in batches of at most 100 under their
 /// journaled key with a result each, a batch refused as a whole sent punch by punch, keep or refuse by the one rule
@@ -88,20 +89,25 @@ final class OutboxDeliveryTests: XCTestCase, OutboxTesting {
         XCTAssertFalse(raw.contains("\"op\":\"add\""), "not even as records of settled punches: the file was compacted")
     }
 
+    /// On the testing kit's server (ProfirestTesting), which records punches by id and answers a batch per punch.
     func testAPunchDeliveredAtOnceAnswersWithItsPunchAndAnAmbiguousPinIsThrown() async throws {
-        let transport = BatchAnswering(refusing: [:])
-        let api = ProfirestApi(options: .init(accessToken: "at_test", transport: transport.transport, clock: { Harness.now }))
-        let outbox = try api.outbox(path: path)
+        let server = ProfirestTestServer()
+        let outbox = try server.pairedClient().outbox(path: path)
         let p = punch()
         let outcome = try await outbox.punch(restaurantID: "11", p)
         guard case .delivered(let answer) = outcome else { return XCTFail("\(outcome)") }
         XCTAssertEqual(answer?["id"]?.stringValue, p.id)
+        XCTAssertEqual(server.recordedPunches[p.id]?["occurred_at"], answer?["occurred_at"])
 
         let ambiguous = punch()
-        transport.refuse(ambiguous.id, 409, "staff_ambiguous")
+        server.answer(
+            "POST", "/v2/restaurants/{restaurant_id}/attendance/punches/batch",
+            with: .staffAmbiguous([("emp_2", "Petr Svoboda"), ("emp_3", "Eva Dvořáková")]))
         let e = await apiError { _ = try await outbox.punch(restaurantID: "11", ambiguous) }
         XCTAssertEqual(e?.code, ErrorCode.staffAmbiguous)
+        XCTAssertEqual(e?.candidates.count, 2)
         XCTAssertEqual(outbox.status.count, 0)
+        XCTAssertEqual(Set(server.recordedPunches.keys), [p.id])
     }
 
     func testABatchRefusedAsAWholeIsSentPunchByPunch() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import ProfirestAPI
 import ProfirestTestSupport
+import ProfirestTesting
 
 /// `Outbox.swift` over a scripted transport: journaled before the first attempt, removed only on a definitive answer,
 /// replayed in order with the same bytes, checked when handed in, bounded, and `run()`'s waits. (What one delivery
@@ -13,9 +14,12 @@ final class OutboxTests: XCTestCase, OutboxTesting {
 
     override func tearDown() { try? FileManager.default.removeItem(at: directory) }
 
+    // These three run on the testing kit's server (ProfirestTesting), as an app's test of its outbox would.
+
     func testAWriteIsJournaledBeforeItsAttemptAndLeavesWithTheAnswer() async throws {
-        let h = Harness([offline, .json(201, ["id": "c1"])], accessToken: "at_test")
-        let outbox = try h.api.outbox(path: path)
+        let server = ProfirestTestServer()
+        server.answer("POST", "/v2/customers", with: .drop)
+        let outbox = try server.pairedClient().outbox(path: path)
         guard case .queued(let item) = try await outbox.post("/customers", body: ["name": "Jana"], idempotencyKey: "key-1") else {
             return XCTFail("no network: queued")
         }
@@ -32,32 +36,36 @@ final class OutboxTests: XCTestCase, OutboxTesting {
         XCTAssertEqual(after.count, 0)
         XCTAssertNil(after.lastFailure)
         XCTAssertEqual(try journal().count, 0)
-        XCTAssertEqual(h.requests.count, 2)
-        XCTAssertEqual(h.requests.map { $0.header("Idempotency-Key") }, ["key-1", "key-1"])
-        XCTAssertEqual(h.requests[0].body, h.requests[1].body, "the same bytes every time")
-        XCTAssertNil(h.requests[1].header("Profirest-Staff-Token"))
+        let requests = server.requests("POST", "/v2/customers")
+        XCTAssertEqual(server.requests.count, 2)
+        XCTAssertEqual(requests.map { $0.header("Idempotency-Key") }, ["key-1", "key-1"])
+        XCTAssertEqual(requests[0].body, requests[1].body, "the same bytes every time")
+        XCTAssertNil(requests[1].header("Profirest-Staff-Token"))
     }
 
     func testDeliveredAtOnceWhenNothingWaits() async throws {
-        let h = Harness([.json(201, ["id": "c1"])], accessToken: "at_test")
-        let outbox = try h.api.outbox(path: path)
+        let server = ProfirestTestServer()
+        let outbox = try server.pairedClient().outbox(path: path)
         let outcome = try await outbox.post("/customers", body: ["name": "Jana"])
-        XCTAssertEqual(outcome, .delivered(["id": "c1"]))
+        let created = try XCTUnwrap(Fixtures.fixture("POST", "/v2/customers")).decode(as: JSONValue.self)
+        XCTAssertEqual(outcome, .delivered(created))
         XCTAssertEqual(outbox.status.count, 0)
-        XCTAssertEqual(h.requests.first?.header("Idempotency-Key")?.isEmpty, false)
+        XCTAssertEqual(server.requests.first?.header("Idempotency-Key")?.isEmpty, false)
     }
 
     func testAQueuedWriteSurvivesARestartAndGoesFirst() async throws {
-        let first = Harness([offline], accessToken: "at_test")
-        _ = try await first.api.outbox(path: path).post("/customers", body: ["name": "Older"], idempotencyKey: "k-old")
+        let first = ProfirestTestServer()
+        first.isOffline = true
+        _ = try await first.pairedClient().outbox(path: path).post("/customers", body: ["name": "Older"], idempotencyKey: "k-old")
         // A new process: the journal is read back, and the older write is sent before the new one.
-        let h = Harness([.json(201, ["id": "c1"]), .json(201, ["id": "c2"])], accessToken: "at_test")
-        let outbox = try h.api.outbox(path: path)
+        let server = ProfirestTestServer()
+        server.answer("POST", "/v2/customers", with: .fixture, .json(status: 201, ["id": "c2"]))
+        let outbox = try server.pairedClient().outbox(path: path)
         XCTAssertEqual(outbox.items.map(\.id), ["k-old"])
         let outcome = try await outbox.post("/customers", body: ["name": "Newer"], idempotencyKey: "k-new")
         XCTAssertEqual(outcome, .delivered(["id": "c2"]))
-        XCTAssertEqual(h.requests.map { $0.header("Idempotency-Key") }, ["k-old", "k-new"])
-        XCTAssertEqual(first.requests.first?.body, h.requests.first?.body)
+        XCTAssertEqual(server.requests.map { $0.header("Idempotency-Key") }, ["k-old", "k-new"])
+        XCTAssertEqual(first.requests.first?.body, server.requests.first?.body)
     }
 
     func testBadInputIsRefusedWhenHandedIn() async throws {
