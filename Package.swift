@@ -19,7 +19,8 @@ let strict: [SwiftSetting] = [
 // - NotOnWindows: POSIX names the Windows C runtime lacks, with Glibc's signatures, so a Windows or portable file that
 //   calls one fails here (re-exported by WindowsShims).
 // - PlatformShims: symlinks to the library's platform files (KeychainTokenStorage, Crypto+CryptoKit, the Windows
-//   storage files and the outbox journal's Windows file, the Apple branches of Transport/) plus the few library files they need, built with PROFIREST_SHIMS.
+//   storage files and the outbox journal's Windows file, the Apple branches of Transport/) plus the few library files
+//   they need (the keychain's lock: FileLock+POSIX, OwnedLock, BlockingPool, LockBridge), built with PROFIREST_SHIMS.
 //   Symlinked sources rather than a dependency on ProfirestAPI, because the files extend internal types (`Crypto`) and
 //   a second copy of ProfirestAPI's public API would make every name ambiguous in the tests; the shim module's copies
 //   of those types are its own and internal to it.
@@ -54,7 +55,9 @@ var platformShimTargets: [Target] {
 }
 
 // Linux only: the storage-fault sweep runs a client's life on the keychain storage compiled against the in-memory
-// keychain (StorageFaultSweepTests+Keychain.swift, which names the shim module's types by module).
+// keychain (StorageFaultSweepTests+Keychain.swift, which names the shim module's types by module), and the
+// cross-process refresh tests run the probe's processes on it, sharing its items through a file
+// (ShimKeychainStorage.swift, in the probe and linked into the tests).
 var keychainShimDependencies: [Target.Dependency] {
     #if os(Linux)
     return ["PlatformShims", "AppleShims"]
@@ -107,7 +110,8 @@ let package = Package(
             name: "PartnerServer", dependencies: ["ProfirestAPI", "ProfirestPostgres"], swiftSettings: strict),
         // Not a product: the processes of the cross-process refresh tests (and the bench's cross-process keys).
         .executableTarget(
-            name: "ProfirestRefreshProbe", dependencies: ["ProfirestAPI", "ProfirestPostgres"], swiftSettings: strict),
+            name: "ProfirestRefreshProbe", dependencies: ["ProfirestAPI", "ProfirestPostgres"] + keychainShimDependencies,
+            swiftSettings: strict),
         // Not a product: starting and stopping the local servers (sandbox, loopback) for the tests and the bench, and
         // ScriptedTransport, the in-memory transport of the unit tests (ProfirestAPI's public API only).
         .target(name: "ProfirestTestSupport", dependencies: ["ProfirestAPI"], swiftSettings: strict),

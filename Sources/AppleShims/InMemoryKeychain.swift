@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// The keychain behind the Security shims: one per process, shared by every caller like the device's keychain is
@@ -23,6 +26,8 @@ import Foundation
 /// Common to both: a query matches the items whose attributes equal every attribute it names (result, match and use
 /// keys are not attributes); no match is `errSecItemNotFound`; `kSecValueData` must be `Data`; `kSecClass` is required
 /// on add (`errSecParam`). Only what KeychainTokenStorage uses is implemented (one item returned as data).
+/// Its items can be kept in a file that several processes share (`shareItems(in:)`), as an app and its extensions share
+/// the device's keychain.
 public final class InMemoryKeychain: @unchecked Sendable {
     /// The process's keychain. Usage: `InMemoryKeychain.shared.items(service: "s")`
     public static let shared = InMemoryKeychain()
@@ -74,6 +79,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
     private var hooks: [String: [() -> Void]] = [:]
     private var settings = (platform: Platform.iOS, process: Process.signedApp, answer: PromptAnswer.allow)
     private var promptCount = 0
+    private var backingFile: String?
 
     private static let identity = [kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrAccessGroup, kSecAttrSynchronizable]
     /// Keys of a query that are not item attributes.
@@ -100,7 +106,8 @@ public final class InMemoryKeychain: @unchecked Sendable {
     /// How many times a file-based keychain item made macOS ask the user. Usage: `XCTAssertEqual(keychain.prompts, 1)`
     public var prompts: Int { lock.withLock { promptCount } }
 
-    /// Back to an iOS keychain used by a signed app, no prompts counted, no failure or hook pending (items stay).
+    /// Back to an iOS keychain used by a signed app, no prompts counted, no failure or hook pending, the items in this
+    /// process's memory (they stay; a shared file's as the last call left them).
     /// Usage: `InMemoryKeychain.shared.reset()`
     public func reset() {
         lock.withLock {
@@ -109,28 +116,119 @@ public final class InMemoryKeychain: @unchecked Sendable {
             pendingFailure = nil
             injector = nil
             hooks = [:]
+            backingFile = nil
         }
     }
 
     /// Every attribute of the data-protection keychain's items filed under `service` (a copy), for tests.
     public func items(service: String) -> [[String: Any]] {
-        lock.withLock { dataProtection.filter { Self.same($0[kSecAttrService], service) } }
+        atomically { dataProtection.filter { Self.same($0[kSecAttrService], service) } }
     }
 
     /// Every attribute of the file-based keychain's items filed under `service` (a copy), for tests.
     public func fileBasedItems(service: String) -> [[String: Any]] {
-        lock.withLock { fileBased.map(\.item).filter { Self.same($0[kSecAttrService], service) } }
+        atomically { fileBased.map(\.item).filter { Self.same($0[kSecAttrService], service) } }
     }
 
     /// Files an item as-is in the data-protection keychain, bypassing validation — a corrupt item another app or an
     /// old version left behind.
     public func plant(_ item: [String: Any]) {
-        lock.withLock { dataProtection.append(item) }
+        atomically { dataProtection.append(item) }
     }
 
     /// Files an item in the file-based keychain as the program `creator` would have added it.
     public func plantInFileBasedKeychain(_ item: [String: Any], creator: String) {
-        lock.withLock { fileBased.append((Self.fileBasedForm(item), [creator])) }
+        atomically { fileBased.append((Self.fileBasedForm(item), [creator])) }
+    }
+
+    /// Keeps the items in the file at `path` instead of this process's memory, so that processes started with the
+    /// same path share them as an app and its extensions share the device's keychain (its daemon, securityd): each
+    /// SecItem call reads the file, acts and writes it back while holding an exclusive `flock` on `<path>.lock`. So
+    /// one call is atomic across the processes, as on a device, and no more than one is: another process's calls may
+    /// come between two calls of this one. The settings (platform, process, prompts, failures, hooks) stay this
+    /// process's. nil: this process's memory again, holding what the file held at the last call.
+    /// Usage: `InMemoryKeychain.shared.shareItems(in: directory.file("keychain.json"))`
+    public func shareItems(in path: String?) {
+        lock.withLock { backingFile = path }
+    }
+
+    /// Runs one keychain operation under the lock and, when the items are shared through a file, under that file's
+    /// lock, on the file's items, written back afterwards.
+    private func atomically<T>(_ body: () -> T) -> T {
+        lock.withLock {
+            guard let path = backingFile else { return body() }
+            let descriptor = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            precondition(descriptor >= 0, "the shared keychain's lock file \(path).lock cannot be opened")
+            defer { close(descriptor) }  // which lets go of the flock too
+            while flock(descriptor, LOCK_EX) != 0 {
+                precondition(errno == EINTR, "the shared keychain's lock file \(path).lock cannot be locked")
+            }
+            load(path)
+            let result = body()
+            save(path)
+            return result
+        }
+    }
+
+    /// What one item's attributes hold: text (CFString here), flags and data.
+    private enum StoredValue: Codable {
+        case text(String), flag(Bool), bytes(Data)
+
+        init?(_ value: Any) {
+            switch value {
+            case let text as String: self = .text(text)
+            case let flag as Bool: self = .flag(flag)
+            case let bytes as Data: self = .bytes(bytes)
+            default: return nil
+            }
+        }
+
+        var value: Any {
+            switch self {
+            case .text(let text): return text
+            case .flag(let flag): return flag
+            case .bytes(let bytes): return bytes
+            }
+        }
+    }
+
+    /// Both keychains as the shared file holds them.
+    private struct Snapshot: Codable {
+        var dataProtection: [[String: StoredValue]]
+        var fileBased: [FileBasedItem]
+
+        struct FileBasedItem: Codable {
+            var item: [String: StoredValue]
+            var trusted: [String]
+        }
+    }
+
+    /// Replaces the items with the file's (none when it does not exist yet). Called under both locks.
+    private func load(_ path: String) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            (dataProtection, fileBased) = ([], [])
+            return
+        }
+        guard let snapshot = try? JSONDecoder().decode(Snapshot.self, from: data) else {
+            preconditionFailure("the shared keychain's file \(path) is not one the in-memory keychain wrote")
+        }
+        dataProtection = snapshot.dataProtection.map { $0.mapValues(\.value) }
+        fileBased = snapshot.fileBased.map { ($0.item.mapValues(\.value), Set($0.trusted)) }
+    }
+
+    /// Writes the items to the file, replacing it at once. Called under both locks.
+    private func save(_ path: String) {
+        let snapshot = Snapshot(
+            dataProtection: dataProtection.map { $0.compactMapValues(StoredValue.init) },
+            fileBased: fileBased.map { .init(item: $0.item.compactMapValues(StoredValue.init), trusted: $0.trusted.sorted()) })
+        guard let data = try? JSONEncoder().encode(snapshot) else {
+            preconditionFailure("the shared keychain's items cannot be encoded")
+        }
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            preconditionFailure("the shared keychain's file \(path) cannot be written: \(error)")
+        }
     }
 
     /// The next SecItem call returns `status` and changes nothing — e.g. `errSecInteractionNotAllowed`, what the
@@ -239,7 +337,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
         if let failure = enter("SecItemAdd") { return failure }
         guard attributes[kSecClass] != nil else { return errSecParam }
         if let value = attributes[kSecValueData], !(value is Data) { return errSecParam }
-        return lock.withLock {
+        return atomically {
             var item = attributes.filter { !Self.notAttributes.contains($0.key) }
             if item[kSecAttrSynchronizable] == nil { item[kSecAttrSynchronizable] = false }
             // An add cannot go to both: Security prefers the file-based keychain whenever the call may reach it.
@@ -260,35 +358,20 @@ public final class InMemoryKeychain: @unchecked Sendable {
 
     func copyMatching(_ query: [String: Any]) -> (OSStatus, CFTypeRef?) {
         if let failure = enter("SecItemCopyMatching") { return (failure, nil) }
-        return lock.withLock { () -> (OSStatus, CFTypeRef?) in
-            let reach = targets(query)
-            let wantsData = Self.same(query[kSecReturnData], true)
-            var modern: (status: OSStatus, result: CFTypeRef?)?
-            var legacy: (status: OSStatus, result: CFTypeRef?)?
-            if reach.dataProtection {
-                if let failure = entitlementFailure(query) {
-                    modern = (failure, nil)
-                } else if let found = dataProtection.first(where: { entitled($0) && Self.matches($0, query) }) {
-                    modern = (errSecSuccess, wantsData ? found[kSecValueData].map { $0 as AnyObject } : nil)
-                } else {
-                    modern = (errSecItemNotFound, nil)
-                }
+        let wantsData = Self.same(query[kSecReturnData], true)
+        return acrossKeychains(query) {
+            guard let found = dataProtection.first(where: { entitled($0) && Self.matches($0, query) }) else {
+                return (errSecItemNotFound, nil)
             }
-            if reach.fileBased {
-                let fileQuery = Self.fileBasedForm(query)
-                if let index = fileBased.firstIndex(where: { Self.matches($0.item, fileQuery) }) {
-                    if !wantsData {
-                        legacy = (errSecSuccess, nil)
-                    } else if let failure = passesAccessList(index) {
-                        legacy = (failure, nil)
-                    } else {
-                        legacy = (errSecSuccess, fileBased[index].item[kSecValueData].map { $0 as AnyObject })
-                    }
-                } else {
-                    legacy = (errSecItemNotFound, nil)
-                }
+            return (errSecSuccess, wantsData ? found[kSecValueData].map { $0 as AnyObject } : nil)
+        } fileBased: {
+            let fileQuery = Self.fileBasedForm(query)
+            guard let index = fileBased.firstIndex(where: { Self.matches($0.item, fileQuery) }) else {
+                return (errSecItemNotFound, nil)
             }
-            return Self.merged(modern, legacy)
+            if !wantsData { return (errSecSuccess, nil) }
+            if let failure = passesAccessList(index) { return (failure, nil) }
+            return (errSecSuccess, fileBased[index].item[kSecValueData].map { $0 as AnyObject })
         }
     }
 
@@ -298,26 +381,30 @@ public final class InMemoryKeychain: @unchecked Sendable {
             return errSecParam
         }
         if let value = attributesToUpdate[kSecValueData], !(value is Data) { return errSecParam }
-        return lock.withLock {
+        return acrossKeychains(query) {
+            var found = false
+            for i in dataProtection.indices where entitled(dataProtection[i]) && Self.matches(dataProtection[i], query) {
+                found = true
+                dataProtection[i].merge(attributesToUpdate) { _, new in new }
+            }
+            return (found ? errSecSuccess : errSecItemNotFound, nil)
+        } fileBased: {
+            (updateFileBased(query, attributesToUpdate), nil)
+        }.0
+    }
+
+    /// One call over the keychains `query` reaches (`targets`), under the lock (and the backing file's, when shared):
+    /// the data-protection half after its entitlement check, the file-based half, and their answers merged as Security
+    /// merges them.
+    private func acrossKeychains(
+        _ query: [String: Any], dataProtection modern: () -> (OSStatus, CFTypeRef?),
+        fileBased legacy: () -> (OSStatus, CFTypeRef?)
+    ) -> (OSStatus, CFTypeRef?) {
+        atomically {
             let reach = targets(query)
-            var modern: (status: OSStatus, result: CFTypeRef?)?
-            var legacy: (status: OSStatus, result: CFTypeRef?)?
-            if reach.dataProtection {
-                if let failure = entitlementFailure(query) {
-                    modern = (failure, nil)
-                } else {
-                    var found = false
-                    for i in dataProtection.indices where entitled(dataProtection[i]) && Self.matches(dataProtection[i], query) {
-                        found = true
-                        dataProtection[i].merge(attributesToUpdate) { _, new in new }
-                    }
-                    modern = (found ? errSecSuccess : errSecItemNotFound, nil)
-                }
-            }
-            if reach.fileBased {
-                legacy = (updateFileBased(query, attributesToUpdate), nil)
-            }
-            return Self.merged(modern, legacy).0
+            let dataProtectionAnswer = reach.dataProtection ? entitlementFailure(query).map { ($0, nil) } ?? modern() : nil
+            let fileBasedAnswer = reach.fileBased ? legacy() : nil
+            return Self.merged(dataProtectionAnswer, fileBasedAnswer)
         }
     }
 
@@ -335,24 +422,13 @@ public final class InMemoryKeychain: @unchecked Sendable {
 
     func delete(_ query: [String: Any]) -> OSStatus {
         if let failure = enter("SecItemDelete") { return failure }
-        return lock.withLock {
-            let reach = targets(query)
-            var modern: (status: OSStatus, result: CFTypeRef?)?
-            var legacy: (status: OSStatus, result: CFTypeRef?)?
-            if reach.dataProtection {
-                if let failure = entitlementFailure(query) {
-                    modern = (failure, nil)
-                } else {
-                    let before = dataProtection.count
-                    dataProtection.removeAll { entitled($0) && Self.matches($0, query) }
-                    modern = (dataProtection.count == before ? errSecItemNotFound : errSecSuccess, nil)
-                }
-            }
-            if reach.fileBased {
-                legacy = (deleteFileBased(query), nil)
-            }
-            return Self.merged(modern, legacy).0
-        }
+        return acrossKeychains(query) {
+            let before = dataProtection.count
+            dataProtection.removeAll { entitled($0) && Self.matches($0, query) }
+            return (dataProtection.count == before ? errSecItemNotFound : errSecSuccess, nil)
+        } fileBased: {
+            (deleteFileBased(query), nil)
+        }.0
     }
 
     /// The file-based half of a delete, under the lock.

@@ -67,6 +67,9 @@ public struct URLRequest: Hashable, Sendable {
 open class URLResponse: NSObject, @unchecked Sendable {
     /// `var url: URL? { get }`
     open var url: URL? { nil }
+    /// https://developer.apple.com/documentation/foundation/urlresponse/expectedcontentlength —
+    /// `var expectedContentLength: Int64 { get }`, -1 (`NSURLResponseUnknownLength`) when the length is not known.
+    open var expectedContentLength: Int64 { -1 }
 }
 
 /// https://developer.apple.com/documentation/foundation/httpurlresponse — `class HTTPURLResponse`

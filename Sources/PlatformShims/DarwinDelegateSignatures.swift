@@ -32,6 +32,9 @@ enum DarwinDelegateSignatures {
         let _: Completion = stream.urlSession(_:task:didCompleteWithError:)
         let _: Redirection = send.urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)
         let _: TaskChallenge = send.urlSession(_:task:didReceive:completionHandler:)
+        let _: Response = send.urlSession(_:dataTask:didReceive:completionHandler:)
+        let _: ReceivedData = send.urlSession(_:dataTask:didReceive:)
+        let _: Completion = send.urlSession(_:task:didCompleteWithError:)
     }
 }
 #endif

@@ -2,7 +2,10 @@
 //
 // One process of several that share one token storage: the file of --file PATH, or with --postgres CONNINFO
 // (libpq's connection string; a password better in PGPASSWORD than on the command line) the PostgreSQL table of
-// --table NAME (default profirest_tokens) — wherever a mode below says --file PATH:
+// --table NAME (default profirest_tokens), or on Linux with --keychain SERVICE --app-group GROUP --containers DIR
+// --keychain-file PATH the keychain storage of Apple platforms (KeychainTokenStorage compiled against the in-memory
+// keychain, PlatformShims), its items shared with the other processes through the file PATH and its lock file in the
+// group's container under DIR, as an app and its extensions share them — wherever a mode below says --file PATH:
 //
 //   ProfirestRefreshProbe calls --base URL --file PATH --client ID --calls N
 //       makes N concurrent GET /v2/connection and prints {"ok": n, "errors": {"code": n}, "paired": bool, "ms": t}
@@ -42,6 +45,9 @@
 //       {"e": "totals", "ok": n, "errors": {…}, …} and at the end {"e": "end", …} alike.
 //
 // It never prints a token: only counts, error codes and times.
+#if os(Linux)
+import AppleShims
+#endif
 import Foundation
 import ProfirestAPI
 import ProfirestPostgres
@@ -59,8 +65,12 @@ func argument(_ name: String, _ fallback: String? = nil) -> String {
     exit(2)
 }
 
-/// The storage the arguments name: --postgres CONNINFO (and --table), or --file PATH.
+/// The storage the arguments name: --postgres CONNINFO (and --table), --keychain SERVICE (Linux; see the top of the
+/// file), or --file PATH.
 func storage() -> any LockingTokenStorage {
+    #if os(Linux)
+    if CommandLine.arguments.contains("--keychain") { return sharedShimKeychain() }
+    #endif
     guard CommandLine.arguments.contains("--postgres") else { return FileTokenStorage(path: argument("file")) }
     do {
         return try PostgresTokenStorage(connectionString: argument("postgres"), table: argument("table", "profirest_tokens"))
@@ -234,6 +244,16 @@ func outbox() async {
     delivering.cancel()
     emit(["done": true])
 }
+
+#if os(Linux)
+/// The keychain storage of --keychain SERVICE --app-group GROUP --containers DIR --keychain-file PATH: the in-memory
+/// keychain's items in the file every probe names, the group's containers under DIR.
+func sharedShimKeychain() -> any LockingTokenStorage {
+    InMemoryKeychain.shared.shareItems(in: argument("keychain-file"))
+    AppGroupContainers.shared.root = URL(fileURLWithPath: argument("containers"), isDirectory: true)
+    return ShimKeychainStorage(service: argument("keychain"), appGroup: argument("app-group"))
+}
+#endif
 
 switch CommandLine.arguments.dropFirst().first {
 case "calls": await calls()

@@ -77,9 +77,9 @@ extension ProfirestApi {
         public var timeout: TimeInterval
         /// The most bytes one answer's body may have; a longer one ends as `response_too_large`. 64 MiB by default:
         /// a list page of the API is kilobytes, so this only stops a runaway answer; raise it per request
-        /// (`RequestOptions.maxResponseBytes`) for a large download such as a backup. ``CurlTransport`` stops reading
-        /// at the cap (at once for a Content-Length beyond it), so such an answer never takes the memory;
-        /// ``URLSessionTransport`` can only check once URLSession has collected the whole body.
+        /// (`RequestOptions.maxResponseBytes`) for a large download such as a backup. ``CurlTransport`` and
+        /// ``URLSessionTransport`` stop reading at the cap (at once for a Content-Length beyond it), so such an answer
+        /// never takes the memory.
         ///
         /// ```swift
         /// .init(maxResponseBytes: 16 << 20)

@@ -10,26 +10,14 @@ import Android
 #endif
 
 /// An exclusive `flock` on a lock file. The kernel drops it when the holder exits or is killed, so a
-/// crashed process never leaves the lock stuck. Taken once (`acquire`/`release`), or many times on a lock file kept
-/// open (`open`, then `lock`/`unlock`, and `release` to close it).
-struct FileLock {
+/// crashed process never leaves the lock stuck. `FileLock` on every platform but Windows, and on Apple platforms also
+/// the keychain storage's lock across processes (`acquire` is `FileLockOperations`'s, in PlatformFiles.swift).
+struct PosixFileLock {
     private let descriptor: Int32
     private let path: String
 
-    /// Blocks until the lock is free.
-    static func acquire(path: String) throws -> FileLock {
-        let lock = try open(path: path)
-        do {
-            try lock.lock()
-        } catch {
-            lock.release()
-            throw error
-        }
-        return lock
-    }
-
     /// The lock file opened (created owner-only when missing) but not locked.
-    static func open(path: String) throws -> FileLock {
+    static func open(path: String) throws -> PosixFileLock {
         // O_CLOEXEC: a child process inheriting the descriptor would keep the lock after we release it.
         let fd = systemOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
@@ -39,7 +27,7 @@ struct FileLock {
         }
         // The mode given to open only applies when creating; a lock file left by an older tool may be wider.
         _ = fchmod(fd, 0o600)
-        return FileLock(descriptor: fd, path: path)
+        return PosixFileLock(descriptor: fd, path: path)
     }
 
     /// Blocks until the lock is free.
@@ -65,7 +53,7 @@ struct FileLock {
     }
 }
 
-/// `open(2)`, named apart from `FileLock.open(path:)`.
+/// `open(2)`, named apart from `PosixFileLock.open(path:)`.
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     open(path, flags, mode)
 }

@@ -8,27 +8,14 @@ import WinSDK
 #endif
 
 /// An exclusive `LockFileEx` lock on a lock file; Windows releases it when the handle closes or the
-/// process dies. Taken once (`acquire`/`release`), or many times on a handle kept open (`open`, then
-/// `lock`/`unlock`, and `release` to close it).
-struct FileLock {
+/// process dies. `FileLock` on Windows (`acquire` is `FileLockOperations`'s, in PlatformFiles.swift).
+struct WindowsFileLock {
     private let handle: HANDLE
     private let path: String
 
-    /// Blocks until the lock is free.
-    static func acquire(path: String) throws -> FileLock {
-        let lock = try open(path: path)
-        do {
-            try lock.lock()
-        } catch {
-            lock.release()
-            throw error
-        }
-        return lock
-    }
-
     /// The lock file opened but not locked. A new lock file is created owner-only, as on POSIX (0600): it holds no
     /// data, but another account able to open it could take the lock and stall every write.
-    static func open(path: String) throws -> FileLock {
+    static func open(path: String) throws -> WindowsFileLock {
         let opened = try OwnerOnlySecurity.withAttributes(path: path, failure: .lockFailed) { attributes in
             LongPath.with(path) {
                 // Each macro converted on its own: GENERIC_READ (0x80000000L) comes in as DWORD, GENERIC_WRITE
@@ -44,7 +31,7 @@ struct FileLock {
                 kind: .lockFailed, path: path,
                 reason: "cannot open the lock file (Windows error \(GetLastError())); check the folder's permissions")
         }
-        return FileLock(handle: handle, path: path)
+        return WindowsFileLock(handle: handle, path: path)
     }
 
     /// Blocks until the lock is free.

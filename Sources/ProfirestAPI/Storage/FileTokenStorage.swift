@@ -172,10 +172,3 @@ public final class FileTokenStorage: LockingTokenStorage {
         }
     }
 }
-
-/// A file lock handed from the pool's thread to the task that holds it: the lock belongs to the open file (`flock`;
-/// `LockFileEx` on Windows to the handle), not to a thread, so any thread may release it.
-private struct HeldFileLock: @unchecked Sendable {
-    let lock: FileLock
-    init(_ lock: FileLock) { self.lock = lock }
-}

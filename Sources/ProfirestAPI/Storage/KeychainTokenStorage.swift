@@ -9,8 +9,16 @@ import Security
 #endif
 
 /// Keeps tokens in the system keychain as generic passwords, on this device only (never synced through
-/// iCloud) and readable after the first unlock, so background refreshes work. Not a `LockingTokenStorage`:
-/// the keychain has no cross-process lock.
+/// iCloud) and readable after the first unlock, so background refreshes work; with an app group, an app and its
+/// extensions refresh one after another.
+///
+/// The keychain has no lock of its own, so `withLock` takes one beside it. Given an `appGroup` — one the app and each
+/// extension sharing the items list in their App Groups entitlement — it is an exclusive `flock` on a file in the
+/// group's container (`FileManager`'s `containerURL(forSecurityApplicationGroupIdentifier:)`), which keeps out every
+/// process of the group, the app, its widget and its intents, as well as this process's other threads and tasks: a
+/// single-use refresh token is spent once, by whichever comes first, and the others read the new tokens. The kernel
+/// drops the lock when its holder exits or is killed. Without an app group the lock keeps out this process's threads
+/// and tasks only. The lock covers all of the service's items, whatever the key.
 ///
 /// The items live in the data-protection keychain — the only keychain of iOS, iPadOS, tvOS, watchOS and visionOS, and
 /// on macOS the one an app signed with a keychain entitlement (Keychain Sharing, or an app group) uses with
@@ -27,13 +35,16 @@ import Security
 /// one); reading a key that the data-protection keychain does not have moves such an item there.
 ///
 /// ```swift
-/// let storage = KeychainTokenStorage(service: "cz.example.pichacka")
+/// let storage = KeychainTokenStorage(
+///     service: "cz.example.pichacka", accessGroup: "TEAMID.cz.example.shared", appGroup: "group.cz.example")
 /// ```
-public final class KeychainTokenStorage: TokenStorage {
+public final class KeychainTokenStorage: LockingTokenStorage {
     /// The keychain service the items are filed under, which keeps this app's items apart from others'.
     public let service: String
     /// The keychain access group that lets apps of one team share the items, if any.
     public let accessGroup: String?
+    /// The app group in whose container the lock across processes is kept, if any.
+    public let appGroup: String?
     /// Whether a macOS process refused the data-protection keychain for want of an entitlement may keep its items in
     /// the file-based keychain instead (with no access group asked for only).
     public let allowsFileBasedKeychain: Bool
@@ -49,6 +60,10 @@ public final class KeychainTokenStorage: TokenStorage {
 
     private let inUse = Locked(Keychain.dataProtection)
 
+    /// This process's side of the lock, shared by every storage of one service and access group: `flock` belongs to
+    /// an open file, and says nothing about which of our threads holds it.
+    private static let processLocks = OwnedLockTable()
+
     /// The keychain this storage's items are in: `.dataProtection`, or `.fileBased` once a macOS process without a
     /// keychain entitlement fell back to it (known after the first call).
     ///
@@ -57,22 +72,107 @@ public final class KeychainTokenStorage: TokenStorage {
     /// ```
     public var keychain: Keychain { inUse.withLock { $0 } }
 
-    /// Makes a storage that files its items under `service`, and in `accessGroup` when apps of one team share them.
+    /// Makes a storage that files its items under `service`, and in `accessGroup` when apps of one team share them,
+    /// locking across the processes of `appGroup`.
     ///
     /// - Parameters:
     ///   - service: the keychain service the items are filed under.
     ///   - accessGroup: the access group apps of one team share the items in (needs the Keychain Sharing entitlement
     ///     listing it); nil for the app's own.
+    ///   - appGroup: the app group (App Groups entitlement of the app and of each extension sharing the items) whose
+    ///     container holds the lock file, so that the processes sharing the items refresh one at a time; nil locks
+    ///     this process's threads only.
     ///   - allowsFileBasedKeychain: whether a macOS process without a keychain entitlement keeps its items in the
     ///     file-based keychain instead of failing (see the type's discussion); ignored with an access group.
     ///
     /// ```swift
-    /// let storage = KeychainTokenStorage(service: "cz.example.pokladna", accessGroup: "TEAMID.cz.example.shared")
+    /// let storage = KeychainTokenStorage(
+    ///     service: "cz.example.pokladna", accessGroup: "TEAMID.cz.example.shared", appGroup: "group.cz.example")
     /// ```
-    public init(service: String = "cz.profirest.api", accessGroup: String? = nil, allowsFileBasedKeychain: Bool = true) {
+    public init(
+        service: String = "cz.profirest.api", accessGroup: String? = nil, appGroup: String? = nil,
+        allowsFileBasedKeychain: Bool = true
+    ) {
         self.service = service
         self.accessGroup = accessGroup
+        self.appGroup = appGroup
         self.allowsFileBasedKeychain = allowsFileBasedKeychain
+    }
+
+    /// Runs `body` holding the lock of this service's items: with an app group, a `flock` on a file in its container
+    /// that keeps out the other processes of the group (an app's widget and intents) and this process's other
+    /// threads; without one, this process's other threads only. `get`, `set` and `remove` work inside it.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key the lock is for (the lock covers every item of the service, whatever the key).
+    ///   - body: the work to do under the lock; `get`, `set` and `remove` may be called inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``StorageError`` when the group has no container or its lock file cannot be made or locked
+    ///   (`.lockFailed`), or this thread already holds the lock (`.reentrantLock`), and whatever `body` throws.
+    ///
+    /// ```swift
+    /// try storage.withLock("tokens") { try storage.set("tokens", renewed(try storage.get("tokens"))) }
+    /// ```
+    public func withLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
+        let processLock = try unheldLock(key)
+        processLock.acquire()
+        defer { processLock.release() }
+        guard let lockPath = try lockFile() else { return try body() }
+        let fileLock = try PosixFileLock.acquire(path: lockPath)
+        defer { fileLock.release() }
+        return try body()
+    }
+
+    /// Runs `body` holding the same lock as ``withLock(_:_:)``, without blocking the calling thread: the task waits for
+    /// this process's other tasks suspended, and for another process of the app group on one of the few threads the
+    /// process shares for such waits.
+    ///
+    /// - Parameters:
+    ///   - key: the storage key the lock is for (the lock covers every item of the service, whatever the key).
+    ///   - body: the work to do under the lock, which may await; `get`, `set` and `remove` may be called inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``StorageError`` when the group has no container or its lock file cannot be made or locked
+    ///   (`.lockFailed`), or the calling task already holds the lock (`.reentrantLock`), and whatever `body` throws.
+    ///
+    /// ```swift
+    /// try await storage.withAsyncLock("tokens") { try storage.get("tokens") }
+    /// ```
+    public func withAsyncLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await unheldLock(key).withAsyncLock {
+            guard let lockPath = try lockFile() else { return try await body() }
+            let held = try await BlockingPool.shared.run { HeldFileLock(try PosixFileLock.acquire(path: lockPath)) }
+            defer { held.lock.release() }
+            return try await body()
+        }
+    }
+
+    /// This process's lock of the service's items, checked not to be the caller's already (waiting would be for ever).
+    private func unheldLock(_ key: String) throws -> OwnedLock {
+        let processLock = Self.processLocks.lock(for: "\(accessGroup ?? "")/\(service)")
+        if processLock.isHeldByCaller {
+            throw StorageError(
+                kind: .reentrantLock, path: "keychain \(service)",
+                reason: "withLock(\"\(key)\") was called inside withLock for the same keychain service on the same "
+                    + "thread or task; the lock is not re-entrant, so use get/set/remove directly inside the body")
+        }
+        return processLock
+    }
+
+    /// The lock file in the app group's container, the container made when missing (on macOS the system returns its
+    /// path even before it exists); nil without an app group.
+    private func lockFile() throws -> String? {
+        guard let appGroup else { return nil }
+        guard let container = FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: appGroup) else {
+            throw StorageError(
+                kind: .lockFailed, path: "app group \(appGroup)",
+                reason: "the app group has no container; list it in the App Groups entitlement of the app and of "
+                    + "each extension that shares the keychain items")
+        }
+        try? FileManager.default.createDirectory(at: container, withIntermediateDirectories: true)
+        // One file per service; characters a file name should not carry become "_" (two services sharing a file
+        // only share a lock).
+        let name = String(service.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
+        return container.appendingPathComponent("ProfirestAPI-\(name).lock").path
     }
 
     /// Reads the item for `key`, or nil when there is none; a refusal of the keychain throws ``StorageError``
@@ -223,4 +323,5 @@ public final class KeychainTokenStorage: TokenStorage {
             isTransient: transient)
     }
 }
+
 #endif

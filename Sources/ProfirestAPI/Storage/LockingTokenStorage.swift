@@ -30,8 +30,8 @@ public protocol LockingTokenStorage: TokenStorage {
     /// of blocking its thread, so that a process serving many connections parks no thread per refresh.
     ///
     /// The library takes every change of the state document (a refresh, a cursor after each batch of events, a
-    /// pairing) through this lock. `MemoryTokenStorage`, `FileTokenStorage` and `PostgresTokenStorage` (product
-    /// `ProfirestPostgres`) implement it; the default runs `withLock` on one of a few threads the process shares for
+    /// pairing) through this lock. `MemoryTokenStorage`, `FileTokenStorage`, `KeychainTokenStorage` and
+    /// `PostgresTokenStorage` (product `ProfirestPostgres`) implement it; the default runs `withLock` on one of a few threads the process shares for
     /// that (at most four at once; more callers wait their turn), and `body` meanwhile on the calling task. The lock
     /// belongs to the task running `body` (and to tasks it starts) and is not re-entrant: a nested `withLock` or
     /// `withAsyncLock` for the same key throws `StorageError` (`.reentrantLock`) where the storage can detect it.

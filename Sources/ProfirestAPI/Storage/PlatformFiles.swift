@@ -15,10 +15,9 @@ protocol TokenFileOperations {
     static func replace(path: String, with data: Data, beforeRename: () -> Void, afterRename: () -> Void) throws
 }
 
-/// An exclusive lock on a lock file, across the threads and processes of this machine.
+/// An exclusive lock on a lock file, across the threads and processes of this machine: each platform's primitives
+/// (`flock` in FileLock+POSIX.swift, `LockFileEx` in FileLock+Windows.swift), and `acquire` over them, once.
 protocol FileLockOperations {
-    /// Opens the lock file and blocks until the lock is free.
-    static func acquire(path: String) throws -> Self
     /// Opens the lock file (creating it) without locking it, for a holder that locks it many times.
     static func open(path: String) throws -> Self
     /// Blocks until the lock is free.
@@ -28,6 +27,35 @@ protocol FileLockOperations {
     /// Lets go of the lock and closes the file.
     func release()
 }
+
+extension FileLockOperations {
+    /// Opens the lock file and blocks until the lock is free; the file is closed again when the lock cannot be taken.
+    static func acquire(path: String) throws -> Self {
+        let lock = try open(path: path)
+        do {
+            try lock.lock()
+        } catch {
+            lock.release()
+            throw error
+        }
+        return lock
+    }
+}
+
+/// A file lock handed from the pool's thread that waited for it to the task that holds it: the lock belongs to the
+/// open file (`flock`; `LockFileEx` to the handle), not to a thread, so any thread may release it.
+struct HeldFileLock<Lock: FileLockOperations>: @unchecked Sendable {
+    let lock: Lock
+    init(_ lock: Lock) { self.lock = lock }
+}
+
+/// The lock file of this platform, as the token file, the outbox journal and their tests take it. The shims' build
+/// (PROFIREST_SHIMS) type-checks the Windows one under this name and keeps `PosixFileLock` for the Apple files.
+#if os(Windows) || PROFIREST_SHIMS
+typealias FileLock = WindowsFileLock
+#else
+typealias FileLock = PosixFileLock
+#endif
 
 /// What only Apple platforms do to these files; nothing elsewhere.
 protocol FileExtraOperations {
@@ -39,7 +67,12 @@ protocol FileExtraOperations {
 }
 
 extension TokenFile: TokenFileOperations {}
-extension FileLock: FileLockOperations {}
+#if os(Windows) || PROFIREST_SHIMS
+extension WindowsFileLock: FileLockOperations {}
+#endif
+#if !os(Windows)
+extension PosixFileLock: FileLockOperations {}
+#endif
 
 #if !canImport(Darwin) && !PROFIREST_SHIMS
 /// Linux, Android, Windows: no full sync beyond fsync or FlushFileBuffers, no backup flag.

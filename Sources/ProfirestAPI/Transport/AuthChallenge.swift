@@ -36,16 +36,3 @@ enum AuthChallenge {
         return (.performDefaultHandling, nil, nil)
     }
 }
-
-/// The heads of 401s whose challenge the delegate cancelled, by task, until the task's completion takes them.
-final class ChallengedHeads: Sendable {
-    private let heads = Locked([ObjectIdentifier: APIResponse]())
-
-    func keep(_ head: APIResponse, for task: URLSessionTask) {
-        heads.withLock { $0[ObjectIdentifier(task)] = head }
-    }
-
-    func take(_ task: URLSessionTask) -> APIResponse? {
-        heads.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
-    }
-}

@@ -10,7 +10,10 @@ import FoundationNetworking
 /// The transport a client uses on Apple platforms unless given another: `URLSession`, hardened for the API; on Linux
 /// it is still there (the default there is ``CurlTransport``, or this one when libcurl cannot be used).
 ///
-/// - Redirects are refused in the session delegate: a 3xx comes back as it is, so tokens never follow it.
+/// - Redirects are refused in the session delegate: a 3xx comes back as it is, so tokens never follow it. Every task is
+///   one whose delegate Apple documents to be asked (no completion-handler tasks; see `send(_:)`).
+/// - An answer's body is collected as it arrives and the task cancelled once it passes the request's
+///   `maxResponseBytes` (``ResponseTooLarge``), so a long answer is never held whole.
 /// - An authentication challenge (a 401 with `WWW-Authenticate: Basic`) is never answered: the 401 comes back at
 ///   once, on Linux without its body (see `AuthChallenge`).
 /// - Cancelling the calling task cancels the `URLSessionTask`.
@@ -104,8 +107,8 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
 
     private let configuration: URLSessionConfiguration
     private let connectionReuse: ConnectionPolicy
-    /// Whole-body requests without a body: a session whose delegate refuses redirects and challenges (a delegate
-    /// with data callbacks costs extra hops through the delegate queue per task). Replaced after an idle pause.
+    /// Whole-body requests without a body: a session whose delegate collects each answer as it arrives (stopping at
+    /// the request's `maxResponseBytes`) and refuses redirects and challenges. Replaced after an idle pause.
     private let pool: Locked<Pool>
     /// Requests with a body, on Linux only: each with `Connection: close`, so this session never holds a
     /// connection a later write could be re-sent on without its body (see `ConnectionPolicy`).
@@ -242,7 +245,8 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     /// - Parameter request: the request, complete: absolute URL, final headers, body and the attempt's `timeout`.
     /// - Returns: the answer's status, headers and whole body, whatever the status (a 3xx or 4xx too).
     /// - Throws: `URLError` when no answer came: `.timedOut` once `request.timeout` has passed, or the session's error
-    ///   (`.cancelled` when the task is cancelled).
+    ///   (`.cancelled` when the task is cancelled); ``ResponseTooLarge`` once the body passes
+    ///   `request.maxResponseBytes` (the rest is not read).
     public func send(_ request: HTTPRequest) async throws -> APIResponse {
         let writeSession = request.body == nil ? nil : self.writeSession
         let session = writeSession ?? checkOut()
@@ -250,11 +254,10 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
         let close = writeSession != nil || closesConnections
         // The task (once made) and whether the deadline fired, under one lock.
         let state = Locked<(task: URLSessionDataTask?, expired: Bool)>((nil, false))
-        let challenges = sendDelegate.challenges
+        let delegate = sendDelegate
         return try await withTaskCancellationHandler {
-            let answer: (data: Data?, response: URLResponse)
             do {
-                answer = try await withCheckedThrowingContinuation { continuation in
+                return try await withCheckedThrowingContinuation { continuation in
                     // The whole-exchange deadline (URLRequest.timeoutInterval is only an idle timeout). The shared
                     // sweeper costs far less per request than racing a sleeping task (see AttemptDeadline).
                     let deadline = DeadlineSweeper.shared.add(after: request.timeout) {
@@ -263,19 +266,22 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
                             return state.task
                         }?.cancel()
                     }
-                    // A completion handler rather than data callbacks; on Linux it runs inline on the session's work
-                    // queue (`InlineDelegateQueue`), so it only hands the outcome over: the rest is done below, on
-                    // the calling task. Redirects and challenges are still offered to the session delegate first
-                    // (checked on Linux).
-                    let task = session.dataTask(with: urlRequest(for: request, close: close)) { data, response, error in
+                    // A task without a completion handler, whose delegate Apple documents to be asked. Its pages:
+                    // URLSessionTaskDelegate — "If you add tasks to the session with methods like dataTask(with:) …,
+                    // then you implement this protocol's methods in a delegate you set on the session", redirects
+                    // (`urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)`) among them;
+                    // URLSessionDataTask — the session hands a data task's bytes to the delegate's
+                    // `urlSession(_:dataTask:didReceive:)` as they arrive; `dataTask(with:completionHandler:)` —
+                    // with a completion handler the task is not the same (only "if you pass nil" is it
+                    // "equivalent to the dataTask(with:) method"), and for it the URL Loading System promises the
+                    // delegate's authentication challenges only, not its redirects.
+                    // https://developer.apple.com/documentation/foundation/urlsessiontaskdelegate
+                    // https://developer.apple.com/documentation/foundation/urlsessiondatatask
+                    // https://developer.apple.com/documentation/foundation/urlsession/datatask(with:completionhandler:)-e6xv
+                    let task = session.dataTask(with: urlRequest(for: request, close: close))
+                    delegate.register(task, limit: request.maxResponseBytes) { outcome in
                         DeadlineSweeper.shared.remove(deadline)
-                        if let error {
-                            continuation.resume(throwing: error)
-                        } else if let response {
-                            continuation.resume(returning: (data, response))
-                        } else {
-                            continuation.resume(throwing: URLError(.badServerResponse))
-                        }
+                        continuation.resume(with: outcome)
                     }
                     state.withLock { $0.task = task }
                     task.resume()
@@ -283,21 +289,14 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
                     if Task.isCancelled { task.cancel() }
                 }
             } catch {
-                let (task, expired) = state.withLock { ($0.task, $0.expired) }
-                let challenged = task.flatMap { challenges.take($0) }
-                if expired { throw URLError(.timedOut) }
-                // The delegate cancelled the challenge, not the caller: the 401 is the answer.
-                if let challenged { return challenged }
+                if state.withLock({ $0.expired }) { throw URLError(.timedOut) }
                 throw Self.undecodableBody(error) ?? error
             }
-            var head = SessionDelegate.head(of: answer.response)
-            head.data = answer.data ?? Data()
-            return head
         } onCancel: {
             // Never wait for the session here. This handler runs under the task's status lock, and
-            // `URLSessionTask.cancel()` waits for the session's work queue — where, on Linux, the completion handler
-            // may at that moment be resuming this task's continuation, which needs the same lock: both would wait
-            // for ever (seen with `URLSession.data(for:)`, which cancels that way; see BENCHMARKS.md).
+            // `URLSessionTask.cancel()` waits for the session's work queue — where, on Linux, the delegate may at
+            // that moment be resuming this task's continuation, which needs the same lock: both would wait for ever
+            // (seen with `URLSession.data(for:)`, which cancels that way; see BENCHMARKS.md).
             if let task = state.withLock({ $0.task }) {
                 DispatchQueue.global().async { task.cancel() }
             }
@@ -397,21 +396,45 @@ public final class URLSessionTransport: StreamingHTTPTransport, BoundsEachAttemp
     }
 }
 
-/// The delegate of the whole-body sessions: refuses every redirect and answers no authentication challenge
-/// (`AuthChallenge`), keeping the challenged 401 for the task's completion handler.
-final class SendSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    // @unchecked: `challenges` is thread-safe and `anchors` never changes.
-    let challenges = ChallengedHeads()
+/// The delegate of the whole-body sessions: collects each task's answer as its bytes arrive, stopping at the request's
+/// `maxResponseBytes`, refuses every redirect and answers no authentication challenge (`AuthChallenge`).
+///
+/// On Linux its calls run inline on the session's work queue (`InlineDelegateQueue`): whatever may cancel the task
+/// from there (a refused challenge, a body over the cap) is done from another thread, since cancelling waits for
+/// that queue.
+final class SendSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: `exchanges` is a `Locked`, `anchors` never changes.
     /// Extra certificate authorities (DER) the server's certificate may chain to.
     let anchors: [Data]
 
+    /// One task's answer as it comes in.
+    private struct Exchange {
+        let finish: @Sendable (Result<APIResponse, Error>) -> Void
+        let limit: Int?
+        var answer: APIResponse?
+        /// The delegate cancelled an authentication challenge: the task's error is ours, `answer` (no body) is it.
+        var challenged = false
+        /// The body passed the cap: the task was cancelled and the bytes dropped.
+        var tooLarge = false
+    }
+
+    /// By task: the transport's sessions share this delegate, and a task identifier is unique in its session only.
+    private let exchanges = Locked([ObjectIdentifier: Exchange]())
+
     init(anchors: [Data]) { self.anchors = anchors }
+
+    /// Collects `task`'s answer for `finish`, called once when the task completes (before it is resumed).
+    func register(
+        _ task: URLSessionDataTask, limit: Int?, finish: @escaping @Sendable (Result<APIResponse, Error>) -> Void
+    ) {
+        exchanges.withLock { $0[ObjectIdentifier(task)] = Exchange(finish: finish, limit: limit) }
+    }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        // Answered from another thread: on Linux this runs on the session's work queue (`InlineDelegateQueue`).
+        // Never follow: the 3xx itself is the answer, and the attempt turns it into unexpected_redirect.
         DispatchQueue.global().async { completionHandler(nil) }
     }
 
@@ -420,9 +443,66 @@ final class SendSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Se
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         let (disposition, credential, head) = AuthChallenge.answer(challenge, anchors: anchors)
-        if let head { challenges.keep(head, for: task) }
-        // From another thread: on Linux this runs on the session's work queue (`InlineDelegateQueue`), and cancelling
-        // the challenge cancels the task, which waits for that queue.
+        if let head {
+            exchanges.withLock { exchanges in
+                exchanges[ObjectIdentifier(task)]?.answer = head
+                exchanges[ObjectIdentifier(task)]?.challenged = true
+            }
+        }
+        // Cancelling the challenge cancels the task (see the type's discussion).
         DispatchQueue.global().async { completionHandler(disposition, credential) }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let head = SessionDelegate.head(of: response)
+        // A declared length over the cap ends the task before any byte of the body is kept.
+        let declared = response.expectedContentLength >= 0
+            ? response.expectedContentLength : head.header("Content-Length").flatMap { Int64($0) } ?? -1
+        let tooLarge: Bool = exchanges.withLock { exchanges in
+            guard var exchange = exchanges[ObjectIdentifier(dataTask)] else { return false }
+            exchange.answer = head
+            if let limit = exchange.limit, declared > Int64(limit) { exchange.tooLarge = true }
+            exchanges[ObjectIdentifier(dataTask)] = exchange
+            return exchange.tooLarge
+        }
+        completionHandler(.allow)
+        // Cancelled as a body over the cap is: `.cancel` "is the same as" cancel(), but answered so, Linux URLSession
+        // left the test's task waiting for its timeout.
+        if tooLarge { DispatchQueue.global().async { dataTask.cancel() } }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overflowed: Bool = exchanges.withLock { exchanges in
+            guard var exchange = exchanges[ObjectIdentifier(dataTask)], !exchange.tooLarge else { return false }
+            exchanges[ObjectIdentifier(dataTask)] = nil  // no second copy of the body while it grows
+            exchange.answer?.data.append(data)
+            if let limit = exchange.limit, (exchange.answer?.data.count ?? 0) > limit {
+                exchange.tooLarge = true
+                exchange.answer?.data = Data()
+            }
+            exchanges[ObjectIdentifier(dataTask)] = exchange
+            return exchange.tooLarge
+        }
+        if overflowed { DispatchQueue.global().async { dataTask.cancel() } }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
+        if exchange.tooLarge {
+            exchange.finish(.failure(ResponseTooLarge(limit: exchange.limit ?? 0)))
+        } else if exchange.challenged, let head = exchange.answer {
+            // The delegate cancelled the challenge, not the caller: the 401 (without its body) is the answer.
+            exchange.finish(.success(head))
+        } else if let error {
+            exchange.finish(.failure(error))
+        } else if let answer = exchange.answer ?? task.response.map(SessionDelegate.head(of:)) {
+            // Some answers (an empty 204 on some platforms) complete without a didReceive(response:) call.
+            exchange.finish(.success(answer))
+        } else {
+            exchange.finish(.failure(URLError(.badServerResponse)))
+        }
     }
 }

@@ -766,9 +766,22 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // TokensAndStorage.md, line 104
+    #if canImport(Security)
+    // TokensAndStorage.md, line 89
     func tokensAndStorage4() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 104)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 89)
+        // The app, its widget and its intents: one item (the access group) and one lock (the app group's container).
+        let storage = KeychainTokenStorage(
+            service: "cz.example.pokladna", accessGroup: "TEAMID.cz.example.shared", appGroup: "group.cz.example.pokladna")
+        let register = ProfirestApi(options: .init(clientID: "profirest-pos", storage: storage))
+#sourceLocation()
+        _ = register
+    }
+    #endif
+
+    // TokensAndStorage.md, line 123
+    func tokensAndStorage5() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 123)
         let storage = FileTokenStorage(path: "/var/lib/eshop/profirest.json")
         let brno = ProfirestApi(options: .init(
             clientID: "muj-eshop", storage: storage, storageKey: "profirest-api:muj-eshop:brno"))
@@ -778,17 +791,17 @@ extension ArticleSnippetContext {
         _ = (brno, olomouc)
     }
 
-    // TokensAndStorage.md, line 152
-    func tokensAndStorage5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 152)
+    // TokensAndStorage.md, line 171
+    func tokensAndStorage6() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 171)
         let reporting = ProfirestApi(options: .init(
             accessToken: ProcessInfo.processInfo.environment["PROFIREST_ACCESS_TOKEN"]))
 #sourceLocation()
         _ = reporting
     }
 
-    // TokensAndStorage.md, line 197
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 197)
+    // TokensAndStorage.md, line 216
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/TokensAndStorage.md", line: 216)
     struct DatabaseTokenStorage: TokenStorage {
         let database: AppDatabase
 

@@ -1,15 +1,32 @@
+#if os(Linux)
+import AppleShims
+#endif
 import Foundation
 import XCTest
 @testable import ProfirestAPI
 import ProfirestTestSupport
 
-/// Several processes on one token file (`FileTokenStorage`): the single-use refresh token is spent once, under
-/// the file's lock, and a process killed while holding that lock does not stop the others.
+/// Several processes on one storage — one token file (`FileTokenStorage`), or, on Linux, the keychain of Apple
+/// platforms (`KeychainTokenStorage` on the in-memory keychain, its items shared through a file as a device's keychain
+/// is shared by an app and its extensions) locked through an app group's container: the single-use refresh token is
+/// spent once, under the storage's lock, and a process killed while holding that lock does not stop the others.
 /// The processes are `ProfirestRefreshProbe`, built next to the test bundle.
 final class CrossProcessRefreshTests: XCTestCase {
     private var sandbox: SandboxServer!
     private var directory: TemporaryDirectory!
     private var file: String { directory.file("tokens.json") }
+
+    /// Where the processes keep their tokens.
+    private enum Location {
+        /// One token file.
+        case file
+        /// The keychain's service `cz.profirest.crossprocess` in the app group `group.cz.profirest.tests`, whose
+        /// container (the lock file's) is under the test's directory (Linux: the shim keychain).
+        case keychain
+    }
+
+    private let service = "cz.profirest.crossprocess"
+    private let appGroup = "group.cz.profirest.tests"
 
     override func setUp() async throws {
         sandbox = try SandboxServer.start()
@@ -19,6 +36,40 @@ final class CrossProcessRefreshTests: XCTestCase {
     override func tearDown() {
         sandbox?.stop()
         directory?.remove()
+        #if os(Linux)
+        InMemoryKeychain.shared.reset()
+        AppGroupContainers.shared.reset()
+        #endif
+    }
+
+    /// The probe's arguments naming the storage.
+    private func storageArguments(_ location: Location) -> [String] {
+        switch location {
+        case .file:
+            return ["--file", file]
+        case .keychain:
+            return [
+                "--keychain", service, "--app-group", appGroup, "--containers", directory.file("containers"),
+                "--keychain-file", directory.file("keychain.json"),
+            ]
+        }
+    }
+
+    /// The same storage in this process (to pair and to check it afterwards).
+    private func storage(_ location: Location) -> any LockingTokenStorage {
+        switch location {
+        case .file:
+            return FileTokenStorage(path: file)
+        case .keychain:
+            #if os(Linux)
+            InMemoryKeychain.shared.shareItems(in: directory.file("keychain.json"))
+            AppGroupContainers.shared.root = URL(fileURLWithPath: directory.file("containers"), isDirectory: true)
+            return ShimKeychainStorage(service: service, appGroup: appGroup)
+            #else
+            // On Apple platforms the keychain needs an entitled app, which `swift test` is not.
+            preconditionFailure("the keychain's cross-process tests run on Linux, on the in-memory keychain")
+            #endif
+        }
     }
 
     /// A probe process started with `arguments`; `finished` waits for its exit and parses its last line.
@@ -91,8 +142,10 @@ final class CrossProcessRefreshTests: XCTestCase {
         return Probe(process: process, output: output, exit: exit)
     }
 
-    private func calls(_ n: Int = 5) throws -> Probe {
-        try start(["calls", "--base", sandbox.api, "--file", file, "--client", "profirest-pos", "--calls", String(n)])
+    private func calls(_ n: Int = 5, _ location: Location) throws -> Probe {
+        try start(
+            ["calls", "--base", sandbox.api, "--client", "profirest-pos", "--calls", String(n)]
+                + storageArguments(location))
     }
 
     private func assertAllSucceeded(_ results: [(status: Int32, summary: [String: Any])], calls: Int,
@@ -105,37 +158,68 @@ final class CrossProcessRefreshTests: XCTestCase {
         }
     }
 
-    /// The token file must be one JSON object whose state document has the new tokens.
-    private func assertTheFileIsValid(file: StaticString = #filePath, line: UInt = #line) throws {
-        let text = try String(contentsOfFile: self.file, encoding: .utf8)
-        let outer = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String]
-        let document = try XCTUnwrap(outer?["profirest-api:profirest-pos"], file: file, line: line)
+    /// The storage's state document must hold the new tokens (the token file: one JSON object whose state document
+    /// does).
+    private func assertTheStorageIsValid(_ location: Location, file: StaticString = #filePath, line: UInt = #line) throws {
+        if location == .file {
+            let text = try String(contentsOfFile: self.file, encoding: .utf8)
+            XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String], file: file, line: line)
+        }
+        let document = try XCTUnwrap(try storage(location).get("profirest-api:profirest-pos"), file: file, line: line)
         let state = try StoredState.decode(document, location: "test")
         XCTAssertTrue(state.hasTokens, file: file, line: line)
     }
 
     func testEightProcessesOnAnExpiredTokenRefreshExactlyOnce() async throws {
+        try await eightProcessesOnAnExpiredTokenRefreshExactlyOnce(.file)
+    }
+
+    func testAProcessKilledWhileHoldingTheLockDoesNotStopTheOthers() async throws {
+        try await aProcessKilledWhileHoldingTheLockDoesNotStopTheOthers(.file)
+    }
+
+    #if os(Linux)
+    /// An app, its widget and its intents — eight processes — on one keychain item with an app group: one refresh.
+    /// (The processes start some milliseconds apart, so they seldom overlap: this holds them to one refresh and no
+    /// replay; the killed holder's test below is the one that tells a lock across processes from none.)
+    func testEightProcessesSharingTheKeychainThroughAnAppGroupRefreshExactlyOnce() async throws {
+        try await eightProcessesOnAnExpiredTokenRefreshExactlyOnce(.keychain)
+        let lockFile = directory.file("containers/\(appGroup)/ProfirestAPI-\(service).lock")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: lockFile), "the lock file is in the group's container")
+    }
+
+    /// Fails when the probes' keychain storage has no app group (checked by hand: one refresh while the holder held
+    /// the lock): the group's lock file is what they wait for.
+    func testAProcessKilledWhileHoldingTheKeychainLockDoesNotStopTheOthers() async throws {
+        try await aProcessKilledWhileHoldingTheLockDoesNotStopTheOthers(.keychain)
+    }
+    #endif
+
+    private func eightProcessesOnAnExpiredTokenRefreshExactlyOnce(_ location: Location) async throws {
         _ = try probeExecutable()
-        try await sandbox.pairDevice(clientID: "profirest-pos", storage: FileTokenStorage(path: file))
+        try await sandbox.pairDevice(clientID: "profirest-pos", storage: storage(location))
         try await sandbox.admin("POST", "tokens/expire", [:])
-        let probes = try (0..<8).map { _ in try calls() }
+        let probes = try (0..<8).map { _ in try calls(5, location) }
         var results: [(status: Int32, summary: [String: Any])] = []
         for probe in probes { results.append(await probe.finished()) }
         assertAllSucceeded(results, calls: 5)
         let refreshes = try await sandbox.refreshes("profirest-pos")
         XCTAssertEqual(refreshes, 1)
-        let reuse = try await sandbox.admin("GET", "stats")["refresh_reuse"]?.intValue
-        XCTAssertEqual(reuse, 0, "no process spent an already used refresh token (invalid_grant)")
-        try assertTheFileIsValid()
+        let stats = try await sandbox.admin("GET", "stats")
+        XCTAssertEqual(stats["refresh_reuse"]?.intValue, 0, "no process spent an already used refresh token (invalid_grant)")
+        // The server's grace forgives a repeat within a minute (it answers the same new tokens again): only this shows
+        // that every other process waited for the lock and read the new tokens instead of presenting the spent one.
+        XCTAssertEqual(stats["refresh_replays"]?.intValue, 0, "no process presented the refresh token another had spent")
+        try assertTheStorageIsValid(location)
     }
 
-    func testAProcessKilledWhileHoldingTheLockDoesNotStopTheOthers() async throws {
+    private func aProcessKilledWhileHoldingTheLockDoesNotStopTheOthers(_ location: Location) async throws {
         _ = try probeExecutable()
-        try await sandbox.pairDevice(clientID: "profirest-pos", storage: FileTokenStorage(path: file))
-        let holder = try start(["hold-lock", "--file", file, "--seconds", "60"])
+        try await sandbox.pairDevice(clientID: "profirest-pos", storage: storage(location))
+        let holder = try start(["hold-lock", "--seconds", "60"] + storageArguments(location))
         XCTAssertEqual(holder.firstLine()["locked"] as? Bool, true)
         try await sandbox.admin("POST", "tokens/expire", [:])
-        let probes = try (0..<3).map { _ in try calls(3) }
+        let probes = try (0..<3).map { _ in try calls(3, location) }
         // The probes got their 401 and now wait for the lock to refresh.
         let waiting = await waitUntil(30) {
             ((try? await self.sandbox.admin("GET", "stats")["requests"]?["GET /v2/connection"]?.intValue) ?? 0) >= 9
@@ -151,6 +235,6 @@ final class CrossProcessRefreshTests: XCTestCase {
         assertAllSucceeded(results, calls: 3)
         let refreshes = try await sandbox.refreshes("profirest-pos")
         XCTAssertEqual(refreshes, 1)
-        try assertTheFileIsValid()
+        try assertTheStorageIsValid(location)
     }
 }

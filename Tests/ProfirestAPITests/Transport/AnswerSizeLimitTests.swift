@@ -4,7 +4,8 @@ import XCTest
 import ProfirestTestSupport
 
 /// One answer cannot take the device's memory: a body past `maxResponseBytes` ends as `response_too_large`, not
-/// retried; libcurl stops reading at the limit, and a Content-Length past it fails before the body is read.
+/// retried; libcurl and URLSession stop reading at the limit, and a Content-Length past it fails before the body is
+/// read.
 final class AnswerSizeLimitTests: XCTestCase {
     func testAnAnswerPastTheLimitIsResponseTooLargeAndNotRetried() async throws {
         let big = Step.respond(APIResponse(status: 200, headers: ["Content-Type": "application/json"], data: Data(count: 2048)))
@@ -32,27 +33,43 @@ final class AnswerSizeLimitTests: XCTestCase {
 
     /// The server declares 10 GB and sends a few bytes, then waits: only refusing at the head ends this at once.
     func testCurlRefusesADeclaredLengthPastTheLimitBeforeReadingTheBody() async throws {
-        let answer = Self.head("Content-Length: 10000000000\r\n") + Data(repeating: 0x20, count: 100)
-        try await assertRefusedBeforeTheTimeout(answer, "ended at the head, not by the timeout")
+        try await assertRefusedBeforeTheTimeout(Self.declaredTooLong, "ended at the head, not by the timeout", .curl)
     }
 
     /// A chunked answer without a length that goes on past the limit: libcurl stops reading there.
     func testCurlStopsReadingAtTheLimit() async throws {
-        var answer = Self.head("Transfer-Encoding: chunked\r\n")
-        let chunk = Data(repeating: 0x61, count: 65536)
-        for _ in 0..<64 { answer += Data("10000\r\n".utf8) + chunk + Data("\r\n".utf8) }
-        try await assertRefusedBeforeTheTimeout(answer, "ended at the limit, not by the timeout")
+        try await assertRefusedBeforeTheTimeout(Self.chunkedPastTheLimit, "ended at the limit, not by the timeout", .curl)
     }
 
-    /// `answer` sent whole by a server that then holds the connection open, to a 1 MiB limit through libcurl: it must
+    /// URLSession: its delegate refuses the head's Content-Length (`completionHandler(.cancel)`).
+    func testURLSessionRefusesADeclaredLengthPastTheLimitBeforeReadingTheBody() async throws {
+        try await assertRefusedBeforeTheTimeout(Self.declaredTooLong, "ended at the head, not by the timeout", .urlSession)
+    }
+
+    /// URLSession: its delegate counts the bytes as they arrive and cancels the task past the limit.
+    func testURLSessionStopsReadingAtTheLimit() async throws {
+        try await assertRefusedBeforeTheTimeout(
+            Self.chunkedPastTheLimit, "ended at the limit, not by the timeout", .urlSession)
+    }
+
+    private static let declaredTooLong = head("Content-Length: 10000000000\r\n") + Data(repeating: 0x20, count: 100)
+
+    private static var chunkedPastTheLimit: Data {
+        var answer = head("Transfer-Encoding: chunked\r\n")
+        let chunk = Data(repeating: 0x61, count: 65536)
+        for _ in 0..<64 { answer += Data("10000\r\n".utf8) + chunk + Data("\r\n".utf8) }
+        return answer
+    }
+
+    /// `answer` sent whole by a server that then holds the connection open, to a 1 MiB limit through `kind`: it must
     /// end as `response_too_large` well before the 60 s timeout.
     private func assertRefusedBeforeTheTimeout(
-        _ answer: Data, _ message: String, file: StaticString = #filePath, line: UInt = #line
+        _ answer: Data, _ message: String, _ kind: TransportKind, file: StaticString = #filePath, line: UInt = #line
     ) async throws {
         let server = try CuttingServer(answer: answer, cut: answer.count, holdOpen: true)
         defer { server.stop() }
         let api = ProfirestApi(options: .init(
-            baseURL: server.baseURL, retries: 0, timeout: 60, transport: try CurlTransport(), maxResponseBytes: 1 << 20))
+            baseURL: server.baseURL, retries: 0, timeout: 60, transport: kind.make(), maxResponseBytes: 1 << 20))
         let started = Date()
         let e = await apiError { try await api.get("/x") }
         XCTAssertEqual(e?.code, ErrorCode.responseTooLarge, file: file, line: line)

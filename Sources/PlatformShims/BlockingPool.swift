@@ -1,0 +1,1 @@
+../ProfirestAPI/Concurrency/BlockingPool.swift

@@ -1,0 +1,1 @@
+../ProfirestAPI/Storage/LockBridge.swift

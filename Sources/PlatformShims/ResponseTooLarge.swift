@@ -1,0 +1,1 @@
+../ProfirestAPI/Transport/ResponseTooLarge.swift

@@ -1,0 +1,1 @@
+../../../Sources/ProfirestRefreshProbe/ShimKeychainStorage.swift
