@@ -37,7 +37,7 @@ var platformShimTargets: [Target] {
         .target(name: "NotOnWindows", swiftSettings: strict),
         .target(name: "WindowsShims", dependencies: ["NotOnWindows"], swiftSettings: strict),
         .target(
-            name: "PlatformShims", dependencies: ["AppleShims", "WindowsShims"],
+            name: "PlatformShims", dependencies: ["AppleShims", "WindowsShims", "CProfirestCurl"],
             swiftSettings: strict + [.define("PROFIREST_SHIMS")]),
         .target(
             name: "TestSupportWindowsCheck", dependencies: ["ProfirestAPI", "WindowsShims", "NotOnWindows"],

@@ -1,0 +1,1 @@
+../ProfirestAPI/Concurrency/ThreadName.swift
