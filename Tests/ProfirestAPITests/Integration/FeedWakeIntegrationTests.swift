@@ -109,9 +109,18 @@ final class FeedWakeIntegrationTests: XCTestCase {
         try await emit("s-2")
         try await reading.value  // the loop breaks after s-2
         XCTAssertEqual(seen.tags, ["s-0", "s-1", "s-2"])
-        let closed = await waitUntil(5) { (try? await self.openStreams()) == 0 }
-        XCTAssertTrue(closed, "leaving the loop closed the connection")
-        XCTAssertEqual(api.state.feed, .stopped)
+        try await assertClosedByTheClient()
+        let stopped = await waitUntil(5) { api.state.feed == .stopped }
+        XCTAssertTrue(stopped)
+    }
+
+    /// The sandbox notices a closed stream when it next has something to write (an event, or the keep-alive 15 s
+    /// later): an event made now finds the connection the client closed and drops it, where an open one would be sent
+    /// the event and stay.
+    private func assertClosedByTheClient(file: StaticString = #filePath, line: UInt = #line) async throws {
+        try await emit("after-the-loop")
+        let closed = await waitUntil(2) { (try? await self.openStreams()) == 0 }
+        XCTAssertTrue(closed, "the client closed the connection", file: file, line: line)
     }
 
     func testCancellingTheTaskOfAnEventsSequenceClosesTheConnectionPromptly() async throws {
@@ -121,11 +130,8 @@ final class FeedWakeIntegrationTests: XCTestCase {
         }
         let live = await waitUntil(30) { (try? await self.openStreams()) == 1 }
         XCTAssertTrue(live)
-        let cancelled = Date()
         reading.cancel()
         try await reading.value
-        let closed = await waitUntil(5) { (try? await self.openStreams()) == 0 }
-        XCTAssertTrue(closed)
-        XCTAssertLessThan(Date().timeIntervalSince(cancelled), 2, "the server saw the connection close at once")
+        try await assertClosedByTheClient()
     }
 }
