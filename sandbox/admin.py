@@ -11,7 +11,8 @@ from .admin_connections import (auto_consent, bulk_consents, connections, decide
                                 pairings, revoke_connection, unpair)
 from .admin_console import commits, page, page_js, presence, recent_events, requests_log, restaurants, stats
 from .admin_control import (add_fault, clear_faults, config, delete_fault, events_generator, expire_cursors, list_faults,
-                            reset, restart, sold_out, stream, stream_cut, synthetic_events)
+                            reset, restart, sold_out, stream, stream_cut, stream_stall,
+                            synthetic_events)
 
 
 def routes(app: web.Application) -> None:
@@ -32,6 +33,7 @@ def routes(app: web.Application) -> None:
     r.add_get("/_sandbox/stream", stream)
     r.add_post("/_sandbox/stream", stream)
     r.add_post("/_sandbox/stream/cut", stream_cut)
+    r.add_post("/_sandbox/stream/stall", stream_stall)
     r.add_post("/_sandbox/cursors/expire", expire_cursors)
     r.add_post("/_sandbox/restart", restart)
     r.add_get("/_sandbox/config", config)

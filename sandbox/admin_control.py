@@ -10,7 +10,7 @@ from .admin_common import err, read_json, sb_of
 from .catalog import products_of
 from .db import iso
 from .errors import json_response
-from .events import cut_streams, end_cursor
+from .events import cut_streams, end_cursor, stall_streams
 from .generator import EventGenerator, stopped_status
 from .origin import normalize_public_url
 from .state import DEFAULT_CONFIG, OMITTABLE_MEMBERS, Sandbox
@@ -59,6 +59,12 @@ async def stream_cut(request):
     """Closes the open streams now: every one, or with {"connection": id} only that connection's."""
     body = await read_json(request)
     return json_response({"cut": await cut_streams(sb_of(request), body.get("connection"))})
+
+
+async def stream_stall(request):
+    """Makes the open streams silent without closing them: every one, or with {"connection": id} only that one's."""
+    body = await read_json(request)
+    return json_response({"stalled": stall_streams(sb_of(request), body.get("connection"))})
 
 
 async def expire_cursors(request):

@@ -131,6 +131,10 @@ async def stream_events(ctx: Ctx) -> web.StreamResponse:
             transport = request.transport
             if transport is None or transport.is_closing() or sb.stream_down:
                 break
+            if getattr(resp, "_sandbox_stalled", False):
+                # A silently dead connection (POST /_sandbox/stream/stall): no byte, no close, until the client goes.
+                await asyncio.sleep(0.05)
+                continue
             wake.clear()  # before reading: an event appended from now on sets it again
             end = sb.store.last_event_seq()
             frames = []
@@ -165,6 +169,18 @@ async def cut_streams(sb: Sandbox, conn_id: str | None = None) -> int:
             n += 1
         sb.streams.discard(resp)
     await sb.notify_events()
+    return n
+
+
+def stall_streams(sb: Sandbox, conn_id: str | None = None) -> int:
+    """Makes the open streams (or one connection's) silent for good: no event, no keep-alive, and no close — what a
+    client sees of a connection that died while its device slept or its network changed. Later streams are not."""
+    n = 0
+    for resp in list(sb.streams):
+        if conn_id is not None and getattr(resp, "_sandbox_conn", None) != conn_id:
+            continue
+        resp._sandbox_stalled = True  # noqa: SLF001
+        n += 1
     return n
 
 

@@ -5,6 +5,7 @@ import threading
 import time
 import uuid
 
+import pytest
 import requests
 
 PUNCH = "/v2/restaurants/11/attendance/punches"
@@ -136,6 +137,26 @@ def test_stream_down_and_cut(api, pos):
     s = Stream(api, pos)
     assert s.resp.status_code == 200
     s.close(api)
+
+
+def test_a_stalled_stream_goes_silent_without_closing(api, pos):
+    api.admin("POST", "/config", {"heartbeat": 0.2})
+    s = Stream(api, pos)
+    assert s.next() == ["retry: 2000", ": open"]
+    assert s.next(2) == [": keep-alive"]
+    assert api.admin("POST", "/stream/stall", {})["stalled"] == 1
+    punch(api, pos)
+    with pytest.raises(queue.Empty):
+        s.next(1.0)  # five heartbeats and an event: nothing comes, and the stream does not end either
+    assert api.admin("GET", "/stream")["open"] == 1
+    fresh = Stream(api, pos)  # a new connection is not stalled: it delivers, and keeps its heartbeat
+    assert fresh.next() == ["retry: 2000", ": open"]
+    assert fresh.next(2) == [": keep-alive"]
+    assert api.admin("POST", "/stream/cut", {})["cut"] == 2
+    assert s.next() is None, "a cut still ends a stalled stream"
+    fresh.thread.join(5)
+    s.resp.close()
+    fresh.resp.close()
 
 
 def test_catalog_changes_and_unpairing_are_events(api, pos):

@@ -31,7 +31,8 @@ final class Identity: RequestAuthorizer {
         onUnpaired: (@Sendable (ProfirestAPIError) -> Void)? = nil, onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil,
         observe: (@Sendable (ProfirestEvent) -> Void)? = nil,
         clock: @escaping @Sendable () -> Date = { Date() },
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
+        changes: ChangeSignal = ChangeSignal()
     ) {
         self.fixedAccessToken = fixedAccessToken
         var lost: (@Sendable (Core) -> Void)?
@@ -51,7 +52,7 @@ final class Identity: RequestAuthorizer {
                 onStaffExpired?(info)
             }
         }
-        staffSessions = StaffSessions(clock: clock, sleep: sleep, onStaffExpired: expired)
+        staffSessions = StaffSessions(clock: clock, sleep: sleep, onStaffExpired: expired, changes: changes)
     }
 
     // MARK: RequestAuthorizer

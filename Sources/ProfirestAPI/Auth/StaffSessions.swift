@@ -37,14 +37,17 @@ final class StaffSessions: Sendable {
     private let state = Locked(State())
     private let expiryTimer: StaffExpiryTimer
     private let onStaffExpired: (@Sendable (StaffInfo) -> Void)?
+    /// Told when a session begins, is extended or ends (the client's state changed).
+    private let changes: ChangeSignal
 
     /// `clock` and `sleep` are the client's: the timer waits for a session's end with them.
     init(
         clock: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (TimeInterval) async throws -> Void,
-        onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil
+        onStaffExpired: (@Sendable (StaffInfo) -> Void)? = nil, changes: ChangeSignal = ChangeSignal()
     ) {
         expiryTimer = StaffExpiryTimer(clock: clock, sleep: sleep)
         self.onStaffExpired = onStaffExpired
+        self.changes = changes
     }
 
     deinit {
@@ -70,6 +73,7 @@ final class StaffSessions: Sendable {
         // Replaced is not expired: the previous session's timer stops without reporting.
         replaced?.cancel()
         arm(token: kept.token)
+        changes.notify()
         return kept.info
     }
 
@@ -110,11 +114,13 @@ final class StaffSessions: Sendable {
     /// out or replaced meanwhile) extends nothing, and neither does one after the maximum. Only the deadline moves,
     /// under the lock (this runs after every request): the timer finds the new one when it wakes.
     func touch(token: String, now: Date) {
-        state.withLock { state in
-            guard var s = state.session, s.token == token, now < s.expiresAt else { return }
+        let extended = state.withLock { state -> Bool in
+            guard var s = state.session, s.token == token, now < s.expiresAt else { return false }
             s.idleDeadline = now.addingTimeInterval(s.idleTimeout)
             state.session = s
+            return true
         }
+        if extended { changes.notify() }
     }
 
     /// For the timer of `token`'s session: drops the session and reports it if its end has come. Returns the time
@@ -148,6 +154,7 @@ final class StaffSessions: Sendable {
             state.session?.token == token ? Self.drop(&state) : nil
         }
         ended?.timer?.cancel()
+        if ended != nil { changes.notify() }
     }
 
     /// Signs out locally and returns the token for the sign-out request (`DELETE /v2/staff/sessions/current`).
@@ -155,6 +162,7 @@ final class StaffSessions: Sendable {
     func end() -> String? {
         let ended = state.withLock { Self.drop(&$0) }
         ended?.timer?.cancel()
+        if ended != nil { changes.notify() }
         return ended?.token
     }
 
@@ -180,6 +188,7 @@ final class StaffSessions: Sendable {
     private func report(_ ended: Ended?) {
         guard let ended else { return }
         ended.timer?.cancel()
+        changes.notify()
         onStaffExpired?(ended.info)
     }
 }

@@ -23,7 +23,10 @@ extension ProfirestApi {
     public func outbox(
         path: String, capacity: Int = 10_000, onFailure: (@Sendable (OutboxFailure) -> Void)? = nil
     ) throws -> Outbox {
-        try Outbox(core: core, path: path, capacity: capacity, onFailure: onFailure)
+        let outbox = try Outbox(core: core, path: path, capacity: capacity, onFailure: onFailure)
+        outboxes.add(outbox)
+        changes.notify()
+        return outbox
     }
 
     /// Opens the outbox as ``outbox(path:capacity:onFailure:)`` does, with crash points in its journal: for the

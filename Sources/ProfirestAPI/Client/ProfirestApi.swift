@@ -25,6 +25,13 @@ public final class ProfirestApi: Sendable {
     let core: Core
     /// The device's tokens and the employee's session (Auth/); the core asks it for the tokens of each attempt.
     let identity: Identity
+    /// Told whenever the client's state may have changed (the store, the staff session, an outbox, the feed):
+    /// `stateChanges` listens.
+    let changes: ChangeSignal
+    /// The event feed's readers running now: their status for `state`, and `wakeEventFeeds()`.
+    let feeds: FeedRegistry
+    /// The outboxes opened through this client, for `state`.
+    let outboxes = OutboxList()
 
     /// A client for one connection.
     ///
@@ -56,16 +63,20 @@ public final class ProfirestApi: Sendable {
         }
         let clock = options.clock ?? { Date() }
         let sleep = options.sleep ?? RealTime.sleep
+        let changes = ChangeSignal()
+        self.changes = changes
+        feeds = FeedRegistry(changes: changes)
         identity = Identity(
             fixedAccessToken: options.accessToken, refreshMargin: options.refreshMargin, onUnpaired: options.onUnpaired,
-            onStaffExpired: options.onStaffExpired, observe: options.observer, clock: clock, sleep: sleep)
+            onStaffExpired: options.onStaffExpired, observe: options.observer, clock: clock, sleep: sleep,
+            changes: changes)
         core = Core(
             base: base,
             transport: options.transport
                 ?? DefaultTransport.make(trusting: options.trustedCertificates, observe: options.observer),
             store: StateStore(
                 storage: options.storage, key: options.effectiveStorageKey,
-                onUnsavedChange: Self.storageReporter(options.observer), sleep: RealTime.sleep),
+                onUnsavedChange: Self.storageReporter(options.observer), sleep: RealTime.sleep, changes: changes),
             authorizer: authorizer ?? identity, clientID: options.clientID, clientSecret: options.clientSecret,
             language: options.language, timeout: options.timeout, maxResponseBytes: options.maxResponseBytes,
             retries: options.retries,

@@ -5,6 +5,8 @@ import Foundation
 struct EventFeed: Sendable {
     let core: Core
     let options: EventWatcher.Options
+    /// The client's running readers, where a reader says how it stands and is woken.
+    let registry: FeedRegistry
 
     var now: Date { core.clock() }
 

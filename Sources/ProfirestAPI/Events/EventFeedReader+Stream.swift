@@ -31,11 +31,12 @@ extension EventFeedReader {
         }
         schedule.succeeded()
         streaming(true)
+        entry.set(.live)
         feed.core.observe?(.feed(.connected))
         let heartbeat = HTTPHeaders.value("Profirest-Heartbeat", in: head.headers).flatMap(TimeInterval.init)
         let progress = Locked(StreamProgress(cursor: start, opened: opened, heartbeat: heartbeat))
         do {
-            try await StreamSession(feed: feed, progress: progress).read(head.body)
+            try await StreamSession(feed: feed, progress: progress, handle: entry).read(head.body)
         } catch {
             ended(progress.withLock { $0 })
             throw error
@@ -46,12 +47,16 @@ extension EventFeedReader {
             schedule.streamStartedTooSlowly(now: feed.now)
             return
         }
+        // Closed because the app asked for a look (`wake()`) and the connection had been quiet: open it again now,
+        // not after the reconnection time — the app has just come back and wants what it missed.
+        if outcome.woken { return }
         try await reconnectLater(healthy: outcome.healthy)
     }
 
     /// Takes over what the connection achieved, whichever way it ended.
     private mutating func ended(_ outcome: StreamProgress) {
         streaming(false)
+        entry.set(.connecting)
         feed.core.observe?(.feed(.dropped))
         cursor = outcome.cursor
         if let retry = outcome.retry { schedule.serverRetry(milliseconds: retry) }
@@ -84,6 +89,8 @@ struct StreamProgress: Sendable {
     var healthy = false
     /// Whether it ended because its first bytes did not come within the start deadline.
     var startedTooSlowly = false
+    /// Whether it ended because a wake-up found it quiet (`StreamSession.recentByte`).
+    var woken = false
     /// The server's `retry` field, milliseconds.
     var retry: Int?
 }
@@ -93,8 +100,15 @@ struct StreamProgress: Sendable {
 struct StreamSession: Sendable {
     let feed: EventFeed
     let progress: Locked<StreamProgress>
+    /// The reader's wake-ups: one that finds the connection quiet ends it (`watchWake`).
+    let handle: FeedHandle
 
-    private enum End: Sendable { case closed, idle, slowStart }
+    /// A connection that brought a byte this recently counts as alive when the app wakes the feed; one quieter than
+    /// this may have died while the app was suspended (no byte and no close is all a dead connection shows), and is
+    /// replaced. A connection just opened is greeted by the server at once, so a second wake-up keeps it.
+    static let recentByte: TimeInterval = 2
+
+    private enum End: Sendable { case closed, idle, slowStart, woken }
 
     /// Returns when the connection ended, broke off, or was idle too long; throws what `onEvents`, the storage or
     /// a malformed event threw.
@@ -104,8 +118,13 @@ struct StreamSession: Sendable {
             try await withThrowingTaskGroup(of: End.self) { group in
                 group.addTask { try await consume(body, activity: activity) }
                 group.addTask { try await watchIdle(activity) }
+                group.addTask { try await watchWake(activity) }
                 defer { group.cancelAll() }
-                if try await group.next() == .slowStart { progress.withLock { $0.startedTooSlowly = true } }
+                switch try await group.next() {
+                case .slowStart: progress.withLock { $0.startedTooSlowly = true }
+                case .woken: progress.withLock { $0.woken = true }
+                default: break
+                }
             }
         } catch {
             // `consume` may have stopped between two reads (an error of `onEvents` or of the storage, a malformed
@@ -184,6 +203,18 @@ struct StreamSession: Sendable {
             if remaining <= 0 { return .idle }
             try await feed.core.sleep(remaining)
             try Task.checkCancellation()
+        }
+    }
+
+    /// Ends the connection when a wake-up finds it quiet: no byte for `recentByte` seconds, not in `onEvents`, and past
+    /// its first bytes (a connection still within its start deadline is new). Any other connection is kept.
+    private func watchWake(_ activity: Locked<Activity>) async throws -> End {
+        while true {
+            try await handle.waitForWake()
+            _ = handle.takeWake()
+            let started = progress.withLock { $0.started }
+            let (last, busy) = activity.withLock { ($0.last, $0.busy) }
+            if started && !busy && feed.now.timeIntervalSince(last) >= Self.recentByte { return .woken }
         }
     }
 

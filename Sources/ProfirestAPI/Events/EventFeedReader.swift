@@ -15,25 +15,37 @@ struct EventFeedReader {
     var pendingReset: ProfirestAPIError?
     /// Whether the last read was a poll, so the observer hears of a switch to polling once.
     var polling = false
+    /// This reader's entry among the client's running readers: its status, and its wake-up calls.
+    let entry: FeedHandle
+    /// The error the reading ended with (`not_paired`, a ``ProfirestUsageError``), nil while it reads or when it was
+    /// cancelled: what an `events(…)` sequence throws.
+    private(set) var ending: (any Error)?
 
-    init(feed: EventFeed, streaming: @escaping @Sendable (Bool) -> Void) {
+    /// `entry` is the reader's handle when its owner made it first (to wake it); nil makes one.
+    init(feed: EventFeed, entry: FeedHandle? = nil, streaming: @escaping @Sendable (Bool) -> Void) {
         self.feed = feed
         self.streaming = streaming
         schedule = FeedSchedule(streaming: feed.canStream, now: feed.now)
+        self.entry = entry ?? feed.registry.makeHandle()
     }
 
     mutating func run() async {
+        feed.registry.register(entry)
+        defer { feed.registry.unregister(entry) }
         cursor = feed.storedCursor()
         while !Task.isCancelled {
             do {
                 if cursor == nil {
+                    entry.set(.connecting)
                     try await startAtEnd()
                 } else if schedule.streamDue(now: feed.now) {
                     polling = false
+                    entry.set(.connecting)
                     try await readStream()
                 } else {
                     if !polling { feed.core.observe?(.feed(.polling)) }
                     polling = true
+                    entry.set(.polling)
                     try await poll()
                 }
             } catch {
@@ -56,6 +68,9 @@ struct EventFeedReader {
         if let reset = pendingReset {
             pendingReset = nil
             await feed.options.onReset?(reset)
+            // A reader stopped during the reload leaves the expired cursor stored, so the next one reloads again:
+            // the reload may have been cut short by the same cancellation.
+            try Task.checkCancellation()
         }
         try await feed.store(start)
         cursor = start
@@ -83,6 +98,7 @@ struct EventFeedReader {
             switch apiError.code {
             case ErrorCode.notPaired:
                 await feed.report(apiError)
+                ending = apiError
                 return false
             case ErrorCode.cursorExpired:
                 // Start again from the end. The expired cursor stays stored until `onReset` has returned (see
@@ -96,9 +112,13 @@ struct EventFeedReader {
         }
         await feed.report(error)
         // Misuse (an unusable baseURL, a token over plain http) does not get better by waiting.
-        if error is ProfirestUsageError { return false }
+        if error is ProfirestUsageError {
+            ending = error
+            return false
+        }
         let retryAfter = (error as? ProfirestAPIError)?.retryAfter
         let delay = schedule.failed(retryAfter: retryAfter, schedule: feed.core.schedule)
+        entry.set(.retrying)
         do {
             try await wait(delay)
             return true
@@ -107,9 +127,25 @@ struct EventFeedReader {
         }
     }
 
+    /// Waits with the client's `sleep`, unless a wake-up (`wakeEventFeeds()`) came before or comes meanwhile: then
+    /// the reader goes on at once.
     func wait(_ seconds: TimeInterval) async throws {
         guard seconds > 0 else { return }
-        try await feed.core.sleep(seconds)
+        if entry.takeWake() { return }
+        let (sleep, entry) = (feed.core.sleep, self.entry)
+        let woken = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await sleep(seconds)
+                return false
+            }
+            group.addTask {
+                try await entry.waitForWake()
+                return true
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+        if woken { _ = entry.takeWake() }
         try Task.checkCancellation()
     }
 }

@@ -23,11 +23,13 @@ public final class EventWatcher: Sendable {
         var stopped = false
         var streaming = false
         var loop: Task<Void, Never>?
+        /// The reader of the running `run()`, to wake.
+        var handle: FeedHandle?
     }
 
-    init(core: Core, options: Options) {
+    init(core: Core, options: Options, registry: FeedRegistry) {
         self.options = options
-        feed = EventFeed(core: core, options: options)
+        feed = EventFeed(core: core, options: options, registry: registry)
     }
 
     /// Whether the live stream is connected right now (false while polling or waiting), for a "live" badge or a
@@ -52,11 +54,13 @@ public final class EventWatcher: Sendable {
             guard !state.stopped, state.loop == nil else { return nil }
             // A task of its own, so that `stop()` can end it from anywhere.
             let status = self.state
+            let entry = feed.registry.makeHandle()
             let task = Task { [feed] in
-                var reader = EventFeedReader(feed: feed) { live in status.withLock { $0.streaming = live } }
+                var reader = EventFeedReader(feed: feed, entry: entry) { live in status.withLock { $0.streaming = live } }
                 await reader.run()
             }
             state.loop = task
+            state.handle = entry
             return task
         }
         guard let loop else { return }
@@ -68,7 +72,21 @@ public final class EventWatcher: Sendable {
         state.withLock {
             $0.loop = nil
             $0.streaming = false
+            $0.handle = nil
         }
+    }
+
+    /// Has a running `run()` look at its connection now, for an app that comes back to the foreground: a wait
+    /// (between polls, before a reconnection, after an error) ends at once, and a stream connection that brought no
+    /// byte in the last 2 s is closed and opened again from the cursor, since a connection that died while the app
+    /// was suspended says nothing until the idle limit. A connection that just brought bytes is kept. Does nothing
+    /// when `run()` is not reading. ``ProfirestApi/wakeEventFeeds()`` does this for every reader of the client.
+    ///
+    /// ```swift
+    /// if phase == .active { watcher.wake() }
+    /// ```
+    public func wake() {
+        state.withLock { $0.handle }?.wake()
     }
 
     /// Reads one page of the feed and delivers it, for a scheduler that wakes the app now and then (a background

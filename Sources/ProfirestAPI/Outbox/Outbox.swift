@@ -270,6 +270,7 @@ public final class Outbox: Sendable {
             }
         }
         core.observe?(.outbox(.enqueued(id: entry.id)))
+        core.store.changes.notify()
         _ = state.withLock { $0.awaited.insert(entry.id) }
         defer { _ = state.withLock { $0.awaited.remove(entry.id) } }
         await delivering.withAsyncLock {

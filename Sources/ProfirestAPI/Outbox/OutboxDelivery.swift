@@ -218,6 +218,8 @@ extension Outbox {
             }
             if kept.isEmpty, !(delivered.isEmpty && refused.isEmpty) { state.lastFailure = nil }
         }
+        // The queue and its last failure changed: the client's state stream says so.
+        core.store.changes.notify()
         if let firstKept {
             noteFailedRound(retryAfter: firstKept.retryAfter)
         } else if !(delivered.isEmpty && refused.isEmpty) {

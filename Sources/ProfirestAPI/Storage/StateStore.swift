@@ -22,6 +22,8 @@ final class StateStore: Sendable {
     private let onUnsavedChange: (@Sendable (StorageError?) -> Void)?
     /// Waits between the writes of unsaved state; real time unless a test drives it.
     private let sleep: @Sendable (TimeInterval) async throws -> Void
+    /// Told after the document this process uses was read or replaced (the client's state may have changed).
+    let changes: ChangeSignal
 
     private struct Cache {
         /// The newest document this process knows: the storage's, or one it could not write yet.
@@ -53,12 +55,14 @@ final class StateStore: Sendable {
 
     init(
         storage: any TokenStorage, key: String, onUnsavedChange: (@Sendable (StorageError?) -> Void)? = nil,
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RealTime.sleep,
+        changes: ChangeSignal = ChangeSignal()
     ) {
         self.storage = storage
         self.key = key
         self.onUnsavedChange = onUnsavedChange
         self.sleep = sleep
+        self.changes = changes
     }
 
     /// The default storage key of a client: `profirest-api:<client_id>`.
@@ -243,6 +247,7 @@ final class StateStore: Sendable {
             return (first, start)
         }
         if first { onUnsavedChange?(failure) }
+        changes.notify()
         if startRetrying { retryUnsaved() }
     }
 
@@ -309,6 +314,7 @@ final class StateStore: Sendable {
             return (stored, false)
         }
         if dropped { onUnsavedChange?(nil) }
+        changes.notify()
         return state
     }
 
@@ -339,6 +345,7 @@ final class StateStore: Sendable {
             return was
         }
         if wasUnsaved { onUnsavedChange?(nil) }
+        changes.notify()
     }
 
     /// Writes the unsaved state again after 1, 2, 4 … seconds (at most `maxRetryInterval`) until it is saved, or

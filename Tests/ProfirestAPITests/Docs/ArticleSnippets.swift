@@ -12,6 +12,9 @@ import ProfirestAPI  // not @testable: the articles show the public API only
 #if canImport(OSLog)
 import OSLog
 #endif
+#if canImport(SwiftUI)
+import SwiftUI
+#endif
 #if canImport(ProfirestPostgres)
 import ProfirestPostgres
 #endif
@@ -156,9 +159,73 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
-    // FollowingTheEventFeed.md, line 135
+    // FollowingTheEventFeed.md, line 106
     func followingTheEventFeed5() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 135)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 106)
+        for try await batch in api.events(restaurantID: rid, types: ["order.created", "order.status_changed"]) {
+            if batch.reset != nil { await board.reloadAll() }   // 410 cursor_expired: events were missed
+            try await board.apply(batch.events)
+        }
+#sourceLocation()
+    }
+
+    #if canImport(SwiftUI)
+    // FollowingTheEventFeed.md, line 127
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 127)
+    struct KitchenBoard: View {
+        let api: ProfirestApi
+        @State private var orderIDs: [String] = []
+        @State private var unpaired = false
+
+        var body: some View {
+            List(orderIDs, id: \.self) { Text($0) }
+                .task {
+                    do {
+                        for try await batch in api.events(restaurantID: "11", types: ["order.created"]) {
+                            if batch.reset != nil { orderIDs = [] }   // reload from the server here
+                            orderIDs += batch.events.compactMap { $0.data["order_id"]?.stringValue }
+                        }
+                    } catch {
+                        unpaired = true   // not_paired: show the pairing screen
+                    }
+                }
+        }
+    }
+#sourceLocation()
+    #endif
+
+    #if canImport(SwiftUI)
+    // FollowingTheEventFeed.md, line 164
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 164)
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
+    struct KitchenScreen: View {
+        let api: ProfirestApi
+        @Environment(\.scenePhase) private var scenePhase
+
+        var body: some View {
+            KitchenBoard(api: api)
+                .onChange(of: scenePhase) { _, phase in
+                    if phase == .active { api.wakeEventFeeds() }
+                }
+        }
+    }
+#sourceLocation()
+    #endif
+
+    // FollowingTheEventFeed.md, line 182
+    func followingTheEventFeed8() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 182)
+        if api.state.feed == .stopped {
+            try await api.eventWatcher(.init(restaurantID: rid, onEvents: { events in try await board.apply(events) })).once()
+        } else {
+            api.wakeEventFeeds()
+        }
+#sourceLocation()
+    }
+
+    // FollowingTheEventFeed.md, line 229
+    func followingTheEventFeed9() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/FollowingTheEventFeed.md", line: 229)
         let feed = api.watchEvents(.init(
             restaurantID: rid, onEvents: { events in try await board.apply(events) }, stream: false, interval: 15))
 #sourceLocation()
@@ -296,6 +363,42 @@ extension ArticleSnippetContext {
 #sourceLocation()
     }
 
+    // PairingADevice.md, line 169
+    func pairingADevice8() async throws {
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 169)
+        for await state in api.stateChanges {
+            if !state.isPaired { showPairingScreen(); break }
+            show(state.staff.map { "\($0.name) is signed in" } ?? "Nobody is signed in")
+        }
+#sourceLocation()
+    }
+
+    #if canImport(SwiftUI)
+    // PairingADevice.md, line 181
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/PairingADevice.md", line: 181)
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
+    struct RegisterRoot: View {
+        @State private var model: ProfirestStateModel
+
+        init(api: ProfirestApi) {
+            _model = State(initialValue: ProfirestStateModel(api: api))
+        }
+
+        var body: some View {
+            VStack {
+                if !model.isPaired {
+                    Text("Pair this register")
+                } else {
+                    Text(model.staff?.name ?? "Nobody is signed in")
+                    if let waiting = model.outbox?.count, waiting > 0 { Text("\(waiting) punches waiting to be sent") }
+                    Text(model.feed == .live ? "Live" : "Catching up")
+                }
+            }
+        }
+    }
+#sourceLocation()
+    #endif
+
     // MARK: PartnerConsent.md
 
     // PartnerConsent.md, line 28
@@ -378,9 +481,9 @@ extension ArticleSnippetContext {
 
     // MARK: ProfirestAPI.md
 
-    // ProfirestAPI.md, line 33
+    // ProfirestAPI.md, line 37
     func profirestAPI1() async throws {
-#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/ProfirestAPI.md", line: 33)
+#sourceLocation(file: "Sources/ProfirestAPI/ProfirestAPI.docc/ProfirestAPI.md", line: 37)
         let api = ProfirestApi(options: .init(clientID: "profirest-dochazka", storage: FileTokenStorage(path: "tokens.json")))
         let staff: [StaffMember] = try await api.all("/restaurants/11/staff")
 #sourceLocation()
