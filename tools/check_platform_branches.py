@@ -49,7 +49,8 @@ ACCEPTED = [
 ]
 
 LINUX = {"os": {"Linux"}, "canImport": {"Glibc", "Foundation", "FoundationNetworking", "Dispatch", "XCTest",
-                                        "CProfirestCurl", "ProfirestAPI", "ProfirestTestSupport", "Testing"}}
+                                        "CProfirestCurl", "ProfirestAPI", "ProfirestTestSupport", "Testing",
+                                        "Observation"}}  # Observation: swiftc builds an @Observable class here
 CONDITION = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
 
 
