@@ -1,5 +1,5 @@
 import Foundation
-#if os(Linux)
+#if os(Linux) && !PROFIREST_NO_CURL
 import CProfirestCurl
 #endif
 
@@ -11,7 +11,7 @@ enum ThreadName {
     /// system's thread in only 293–295 of 300 threads measured here (it checks the Thread object's pthread, which
     /// `start()` may not have stored yet), and a name given before `start()` never does.
     static func nameCurrentThread(_ name: String) {
-        #if os(Linux)
+        #if os(Linux) && !PROFIREST_NO_CURL
         _ = pfc_name_this_thread(name)
         #endif
         Thread.current.name = name
