@@ -81,7 +81,7 @@ final class CuttingServer: @unchecked Sendable {
         // The head.
         var headEnd: Int?
         while headEnd == nil {
-            let n = read(connection, &buffer, buffer.count)
+            let n = Self.retryingInterrupts { read(connection, &buffer, buffer.count) }
             if n <= 0 { return }
             received += buffer[0..<n]
             headEnd = Self.find([13, 10, 13, 10], in: received)
@@ -95,7 +95,7 @@ final class CuttingServer: @unchecked Sendable {
             }
         }
         while received.count < headEnd! + 4 + length {
-            let n = read(connection, &buffer, buffer.count)
+            let n = Self.retryingInterrupts { read(connection, &buffer, buffer.count) }
             if n <= 0 { return }
             received += buffer[0..<n]
         }
@@ -104,7 +104,7 @@ final class CuttingServer: @unchecked Sendable {
         answer.prefix(cut).withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                let n = write(connection, bytes.baseAddress! + offset, bytes.count - offset)
+                let n = Self.retryingInterrupts { write(connection, bytes.baseAddress! + offset, bytes.count - offset) }
                 if n <= 0 { return }
                 offset += n
             }
@@ -113,7 +113,17 @@ final class CuttingServer: @unchecked Sendable {
         // Drain what the client may still send, so the close is a FIN, not a reset that could swallow the prefix.
         var tv = timeval(tv_sec: holdOpen ? 60 : 2, tv_usec: 0)
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        while read(connection, &buffer, buffer.count) > 0 {}
+        while Self.retryingInterrupts({ read(connection, &buffer, buffer.count) }) > 0 {}
+    }
+
+    /// A read or write again when a signal interrupted it (EINTR): the test process gets signals (its child servers'
+    /// SIGCHLD, ThreadSanitizer's own), and a request given up on so would be a connection closed without an answer
+    /// and without being counted — an attempt the server never saw.
+    private static func retryingInterrupts(_ call: () -> Int) -> Int {
+        while true {
+            let n = call()
+            if n >= 0 || errno != EINTR { return n }
+        }
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
