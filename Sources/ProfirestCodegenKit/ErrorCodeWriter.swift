@@ -25,9 +25,7 @@ struct ErrorCodeWriter {
     }
 
     func write(header: String) -> String {
-        var out = SwiftWriter()
-        out.line(header)
-        out.line("// swiftlint:disable all")
+        var out = SwiftWriter(fileHeader: header)
         out.line()
         out.doc("The codes of the error catalog: compare them with ``ProfirestAPIError/code``. Codes never change; new ones may come, so keep a `default:`.",
                 example: "if error.code == ErrorCode.staffAmbiguous { chooseEmployee(error.candidates) }")

@@ -54,11 +54,7 @@ struct FixturesWriter {
     }
 
     func write(header: String) -> String {
-        var out = SwiftWriter()
-        out.line(header)
-        out.line("// swiftlint:disable all")
-        out.line("import Foundation")
-        out.line("import ProfirestAPI")
+        var out = SwiftWriter(fileHeader: header, imports: ["Foundation", "ProfirestAPI"])
         out.line()
         out.block("extension Fixtures") { out in
             out.doc("Every JSON example answer (2xx) of the contract, by operation and status, in the contract's order.")

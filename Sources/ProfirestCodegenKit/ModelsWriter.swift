@@ -3,10 +3,7 @@ struct ModelsWriter {
     let declarations: [Declaration]
 
     func write(header: String) -> String {
-        var out = SwiftWriter()
-        out.line(header)
-        out.line("// swiftlint:disable all")
-        out.line("import Foundation")
+        var out = SwiftWriter(fileHeader: header, imports: ["Foundation"])
         writeRegistry(&out)
         for declaration in declarations {
             out.line()

@@ -10,9 +10,7 @@ struct OperationsWriter {
     }
 
     func write(header: String) -> String {
-        var out = SwiftWriter()
-        out.line(header)
-        out.line("// swiftlint:disable all")
+        var out = SwiftWriter(fileHeader: header)
         writeDescriptorType(&out)
         out.line()
         out.doc("Every operation of the contract, described: method, path, parameters, body and answers.",

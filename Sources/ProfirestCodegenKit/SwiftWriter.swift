@@ -5,6 +5,16 @@ struct SwiftWriter {
     private(set) var text = ""
     private var depth = 0
 
+    init() {}
+
+    /// A writer that has begun a generated file: the "do not edit" header, the linter switched off (the output is
+    /// checked by the generator's tests, not by style rules), and `imports`.
+    init(fileHeader: String, imports: [String] = []) {
+        line(fileHeader)
+        line("// swiftlint:disable all")
+        for module in imports { line("import \(module)") }
+    }
+
     mutating func line(_ content: String = "") {
         if content.isEmpty {
             text += "\n"

@@ -145,10 +145,7 @@ struct TypedOperationsWriter {
     // MARK: - Output
 
     func write(header: String) -> String {
-        var out = SwiftWriter()
-        out.line(header)
-        out.line("// swiftlint:disable all")
-        out.line("import Foundation")
+        var out = SwiftWriter(fileHeader: header, imports: ["Foundation"])
         let tags = Array(Set(methods.map(\.tag))).sorted()
         out.line()
         out.block("extension ProfirestApi") { out in

@@ -248,14 +248,8 @@ public final class PostgresTokenStorage: LockingTokenStorage, Sendable {
     /// connection), checked not to be the caller's already.
     private func unheldLocal(_ key: String) throws -> OwnedLock {
         try check(key, kind: .lockFailed)
-        let local = Self.processLocks.lock(for: "\(target.summary)\u{0}\(table)\u{0}\(key)")
-        if local.isHeldByCaller {
-            throw StorageError(
-                kind: .reentrantLock, path: location(key),
-                reason: "withLock(\"\(key)\") was called inside withLock for the same key on the same thread or task; "
-                    + "the lock is not re-entrant, so use get/set/remove directly inside the body")
-        }
-        return local
+        return try Self.processLocks.unheldLock(
+            "\(target.summary)\u{0}\(table)\u{0}\(key)", key: key, path: location(key), scope: "key")
     }
 
     private func lostLock(_ key: String) -> StorageError {

@@ -98,7 +98,7 @@ public final class ScriptedTransport: StreamingHTTPTransport, @unchecked Sendabl
         case unscripted
     }
 
-    private let state: Lock<State>
+    private let state: Locked<State>
     private let otherwise: Handler?
     private let willReply: (@Sendable (HTTPRequest, Reply) -> Void)?
 
@@ -117,7 +117,7 @@ public final class ScriptedTransport: StreamingHTTPTransport, @unchecked Sendabl
     public init(
         _ replies: [Reply], otherwise: Handler? = nil, willReply: (@Sendable (HTTPRequest, Reply) -> Void)? = nil
     ) {
-        state = Lock(State(queue: replies))
+        state = Locked(State(queue: replies))
         self.otherwise = otherwise
         self.willReply = willReply
     }
@@ -317,20 +317,5 @@ private final class CancellationGate: @unchecked Sendable {
         parked = nil
         lock.unlock()
         waiting?.resume()
-    }
-}
-
-/// A value behind an `NSLock` (the library's own lock type is internal to it).
-final class Lock<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

@@ -65,7 +65,7 @@ public final class ProfirestTestServer: StreamingHTTPTransport, Sendable {
     /// The address the clients it builds are given; no request leaves the process.
     public static let baseURL = "https://api.mujprofirest.cz"
 
-    private let state: Guarded<State>
+    private let state: Locked<State>
 
     /// A server with the contract's answers, valid tokens for one paired device, and an empty event feed.
     ///
@@ -75,7 +75,7 @@ public final class ProfirestTestServer: StreamingHTTPTransport, Sendable {
     public init(clock: VirtualClock? = nil, restaurantID: String = "11") {
         self.clock = clock ?? VirtualClock()
         self.restaurantID = restaurantID
-        state = Guarded(State(accessToken: "at_test_1", refreshToken: "rt_test_1"))
+        state = Locked(State(accessToken: "at_test_1", refreshToken: "rt_test_1"))
     }
 
     // MARK: - A paired client

@@ -1,4 +1,5 @@
 import Foundation
+import ProfirestAPI
 
 /// Time that passes only when the test says so: hand ``now`` and ``sleep(_:)`` to `ProfirestApi.Options` (`clock`,
 /// `sleep`) and every wait of the client — retries, the outbox's backoff, the event feed's pauses, a staff session's
@@ -33,7 +34,7 @@ public final class VirtualClock: Sendable {
     public static let defaultStart = Date(timeIntervalSince1970: 1_795_939_080)
 
     private let start: Date
-    private let state = Guarded(State())
+    private let state = Locked(State())
 
     /// A clock standing at `start` until it is advanced.
     ///

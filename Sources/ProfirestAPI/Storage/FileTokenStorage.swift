@@ -102,16 +102,8 @@ public final class FileTokenStorage: LockingTokenStorage {
         }
     }
 
-    /// The file's in-process lock, checked not to be the caller's already (waiting for it would wait for ever).
     private func unheldLock(_ key: String) throws -> OwnedLock {
-        let processLock = Self.processLocks.lock(for: path)
-        if processLock.isHeldByCaller {
-            throw StorageError(
-                kind: .reentrantLock, path: path,
-                reason: "withLock(\"\(key)\") was called inside withLock for the same file on the same thread or "
-                    + "task; the lock is not re-entrant, so use get/set/remove directly inside the body")
-        }
-        return processLock
+        try Self.processLocks.unheldLock(path, key: key, path: path, scope: "file")
     }
 
     private func locked<T>(_ processLock: OwnedLock, _ body: () throws -> T) throws -> T {

@@ -146,16 +146,10 @@ public final class KeychainTokenStorage: LockingTokenStorage {
         }
     }
 
-    /// This process's lock of the service's items, checked not to be the caller's already (waiting would be for ever).
+    /// This process's lock of the service's items (every key of the service shares it).
     private func unheldLock(_ key: String) throws -> OwnedLock {
-        let processLock = Self.processLocks.lock(for: "\(accessGroup ?? "")/\(service)")
-        if processLock.isHeldByCaller {
-            throw StorageError(
-                kind: .reentrantLock, path: "keychain \(service)",
-                reason: "withLock(\"\(key)\") was called inside withLock for the same keychain service on the same "
-                    + "thread or task; the lock is not re-entrant, so use get/set/remove directly inside the body")
-        }
-        return processLock
+        try Self.processLocks.unheldLock(
+            "\(accessGroup ?? "")/\(service)", key: key, path: "keychain \(service)", scope: "keychain service")
     }
 
     /// The lock file in the app group's container, the container made when missing (on macOS the system returns its

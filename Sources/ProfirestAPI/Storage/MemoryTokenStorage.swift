@@ -82,16 +82,8 @@ public final class MemoryTokenStorage: LockingTokenStorage, @unchecked Sendable 
         try await unheldLock(key).withAsyncLock(body)
     }
 
-    /// The key's lock, checked not to be the caller's already (waiting for it would wait for ever).
     private func unheldLock(_ key: String) throws -> OwnedLock {
-        let lock = keyLocks.lock(for: key)
-        if lock.isHeldByCaller {
-            throw StorageError(
-                kind: .reentrantLock, path: "memory",
-                reason: "withLock(\"\(key)\") was called inside withLock for the same key on the same thread or task; "
-                    + "the lock is not re-entrant, so use get/set/remove directly inside the body")
-        }
-        return lock
+        try keyLocks.unheldLock(key, key: key, path: "memory", scope: "key")
     }
 }
 

@@ -1,5 +1,6 @@
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTesting
 
 /// A grant ends when the app says so: unpairing, disconnecting, and connecting or pairing again revoke the grant
 /// given up, with retries; what the server did not confirm stays in `pending_revocations` for the next occasion.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTesting
 
 final class PairingTests: XCTestCase {
     private let key = "profirest-api:profirest-dochazka"

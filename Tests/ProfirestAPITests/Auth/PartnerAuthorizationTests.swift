@@ -1,5 +1,6 @@
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTesting
 
 final class PartnerAuthorizationTests: XCTestCase {
     private let key = "profirest-api:moje-aplikace"

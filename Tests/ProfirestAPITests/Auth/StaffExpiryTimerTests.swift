@@ -1,5 +1,6 @@
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTesting
 
 /// The staff session ends on time, by the timer on the client's clock, with no request: in virtual time
 /// (`FeedClock`), where a sleep ends only when the test moves the clock past it.
@@ -169,7 +170,7 @@ final class StaffExpiryTimerTests: XCTestCase {
     }
 
     func testASleepThatThrowsEndsTheTimer() async {
-        let (sleeps, clock, expired) = (CallRecorder<TimeInterval>(), VirtualClock(FeedClock.origin), expired)
+        let (sleeps, clock, expired) = (CallRecorder<TimeInterval>(), VirtualClock(start: FeedClock.origin), expired)
         let staff = StaffSessions(
             clock: clock.function,
             sleep: { seconds in
@@ -189,7 +190,7 @@ final class StaffExpiryTimerTests: XCTestCase {
     }
 
     func testASleepThatReturnsAtOnceOnAStandingClockDoesNotSpin() async {
-        let (sleeps, clock, expired) = (CallRecorder<TimeInterval>(), VirtualClock(FeedClock.origin), expired)
+        let (sleeps, clock, expired) = (CallRecorder<TimeInterval>(), VirtualClock(start: FeedClock.origin), expired)
         let staff = StaffSessions(
             clock: clock.function, sleep: { sleeps.record($0) }, onStaffExpired: { expired.record($0) })
         staff.begin(session(), now: clock.now)

@@ -1,5 +1,6 @@
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTesting
 
 final class StaffSessionsTests: XCTestCase {
     private let clock = VirtualClock()

@@ -1,5 +1,6 @@
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTesting
 
 final class TokenRefresherTests: XCTestCase {
     private let key = "profirest-api:profirest-pos"

@@ -2,6 +2,7 @@ import Foundation
 import ProfirestTestSupport
 import XCTest
 @testable import ProfirestAPI
+import ProfirestTesting
 
 /// What the server issued is never lost to a storage that fails for a while, and an unreadable storage is never
 /// taken for an empty one: refresh, pairing, consent and cursors against a full disk, a read-only one and a
@@ -316,7 +317,7 @@ struct World {
     let readStatus = Locked<Int32>(0)
     let storage: FaultyStorage
     let server = SingleUseServer()
-    let clock = TestClock()
+    let clock = VirtualClock(start: Date(timeIntervalSince1970: 1_790_000_000))
     let events = StorageEvents()
     let unpaired = Locked<[String]>([])
     let api: ProfirestApi
@@ -334,14 +335,6 @@ struct World {
             },
             observer: { events.take($0) }))
     }
-}
-
-/// A clock the test moves.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current = Date(timeIntervalSince1970: 1_790_000_000)
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
 }
 
 /// Sleeps that end only when the test releases them, in order, checking how long each asked for.

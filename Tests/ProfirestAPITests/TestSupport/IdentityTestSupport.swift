@@ -1,26 +1,15 @@
 import Foundation
 @testable import ProfirestAPI
+import ProfirestTesting
 
-/// A clock the test moves by hand.
-final class VirtualClock: @unchecked Sendable {
-    // @unchecked: `current` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var current: Date
+extension VirtualClock {
+    /// Where the identity tests' clocks start (their expected expiry dates are written from it).
+    static let identityStart = Date(timeIntervalSince1970: 1_800_000_000)
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
+    /// A kit clock at the identity tests' start.
+    convenience init() { self.init(start: Self.identityStart) }
 
-    var now: Date {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
-    }
-
-    func advance(_ seconds: TimeInterval) {
-        lock.lock()
-        current = current.addingTimeInterval(seconds)
-        lock.unlock()
-    }
-
+    /// The kit's clock as the `clock` function the options take.
     var function: @Sendable () -> Date { { [self] in self.now } }
 }
 

@@ -1,0 +1,1 @@
+../ProfirestAPI/Storage/OwnedLockTable+Unheld.swift
