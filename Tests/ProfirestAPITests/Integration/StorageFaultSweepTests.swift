@@ -18,7 +18,7 @@ import ProfirestTestSupport
 /// (StorageFaultSweepTests+Keychain.swift) likewise.
 final class StorageFaultSweepTests: XCTestCase {
     private var sandbox: SandboxServer!
-    private var directory: TemporaryDirectory!
+    var directory: TemporaryDirectory!
 
     override func setUp() async throws {
         sandbox = try SandboxServer.start()
