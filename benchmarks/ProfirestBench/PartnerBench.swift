@@ -98,6 +98,8 @@ func partnerResults(_ arguments: [String]) async throws -> [String: Any] {
                            "--ca", net.caFile] + settings.childArguments)
     results["partner_tcp_connections"] = h2["partner_tcp_connections"]
     results["partner_event_p99_ms_h2"] = h2["partner_event_p99_ms"]
+    results["partner_active_cpu_percent_h2"] = h2["partner_active_cpu_percent"]
+    results["partner_cpu_us_per_event_h2"] = h2["partner_cpu_us_per_event"]
     results["partner_h2_details"] = h2["details"]
     return results
 }
@@ -331,6 +333,10 @@ func partnerChild(base: String, _ arguments: [String]) async throws {
     results["partner_threads"] = threads
     details["active_events"] = active.count
     details["active_cpu_percent"] = rounded(activeCPU)
+    results["partner_active_cpu_percent"] = rounded(activeCPU)
+    // CPU of the whole process over the events it handled: what one event costs, all stages together.
+    let activeCPUSeconds = cpuEnd.user + cpuEnd.system - cpuStart.user - cpuStart.system
+    results["partner_cpu_us_per_event"] = rounded(activeCPUSeconds * 1e6 / Double(max(1, active.count)))
     details["active_rss_mb"] = rounded(rss)
     details["generator"] = try admin.json("GET", "/_sandbox/events/generator")
     log(String(format: "active: %d events, p50 %.1f ms, p99 %.1f ms, %.1f %% CPU, %.1f MB (%.1f KB a connection), %d threads",
