@@ -266,6 +266,7 @@ func makeVariants(port: Int, parts: Set<String>) throws -> [Variant] {
         Variant(name: "curl-new-handle", group: .get, parts: ["curl"], curl: try DirectCurl(DirectCurlRequest(
             url: url.absoluteString, headers: ["Accept: application/json"],
             decode: { try decoder.decode(StaffMemberPage.self, from: $0).data.count }), newHandlePerRequest: true)),
+        Variant(name: "hop", group: .get, parts: ["curl"], fetch: { [hop = try ThreadHop()] in await hop.hop() }),
         Variant(name: "post-curl", group: .post, parts: ["curl"], curl: try DirectCurl(DirectCurlRequest(
             url: writeURL.absoluteString,
             headers: ["Accept: application/json", "Content-Type: application/json", "User-Agent: ProfirestAPI-Swift/1.0.0",
@@ -363,6 +364,16 @@ struct Figures {
         results[key] = ratio(times, a, b)
     }
 
+    /// `<group>_sequential_ratio_floor_vs_curl` and `<group>_concurrent_cpu_ratio_floor_vs_curl`: (curl + hop) ÷ curl,
+    /// round by round.
+    mutating func floor(_ group: String, _ curl: String, _ hop: String) {
+        guard ran(curl, hop) else { return }
+        for (key, times) in [("\(group)_sequential_ratio_floor_vs_curl", seq),
+                             ("\(group)_concurrent_cpu_ratio_floor_vs_curl", concCPU)] {
+            results[key] = rounded(median(zip(times[curl]!, times[hop]!).map { ($0 + $1) / $0 }))
+        }
+    }
+
     /// `<group>_sequential<suffix>` and `<group>_concurrent<suffix>` for a ÷ b.
     mutating func both(_ group: String, _ suffix: String, _ a: String, _ b: String) {
         key("\(group)_sequential\(suffix)", seq, a, b)
@@ -401,6 +412,10 @@ func comparisonFigures(seq: Times, conc: Times, concCPU: Times) -> [String: Any]
     f.key("get_concurrent_cpu_ratio_new_handle_vs_curl", concCPU, "curl-new-handle", "curl")
     f.both("get", "_ratio_transport_vs_curl", "transport-curl", "curl")
     f.key("get_concurrent_cpu_ratio_transport_vs_curl", concCPU, "transport-curl", "curl")
+    // The floor of a design with an engine thread: libcurl driven directly plus the two wake-ups of a hand-over
+    // ("hop", measured alone), over libcurl — what no cut inside the library can go under.
+    f.floor("get", "curl", "hop")
+    f.floor("post", "post-curl", "hop")
     f.both("get", "_ratio_curl_vs_raw", "curl", "raw")
     f.both("post", "_ratio_curl_vs_raw", "post-curl", "post-raw")
     f.key("get_concurrent_cpu_ratio_curl_vs_raw", concCPU, "curl", "raw")
