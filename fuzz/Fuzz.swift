@@ -8,7 +8,8 @@
 //   2  model response   decoding gives a value or an invalid_response error, never anything else
 //   3  state document   decoding gives a state or a StorageError; a decoded state re-encodes and decodes equal
 //   4  dates            a parsed RFC 3339 date prints and parses back to the same instant; Retry-After is ≥ 0
-//   5  JSON values      a JSONValue that decodes encodes and decodes back equal (large and odd numbers included);
+//   5  JSON values      a JSONValue that decodes encodes and decodes back equal (large and odd numbers included),
+//                       and JSONWriter writes JSONEncoder's bytes for it (sorted keys, slashes unescaped);
 //                       JSONReader reads what JSONDecoder reads, the same value of the same kind, and refuses what it
 //                       refuses (besides what RFC 8259 does not allow: a trailing comma, a broken value under a
 //                       repeated key, which JSONDecoder never reads); with JSONDecoder behind it for those,
@@ -145,6 +146,9 @@ private func fuzzJSONValue(_ input: Data) {
         let encoded = try JSONCoding.encode(value)
         let again = try JSONCoding.decoder.decode(JSONValue.self, from: encoded)
         check(again == value, "\(value) came back as \(again)")
+        if let written = JSONWriter.write(value) {
+            check(Data(written.utf8) == encoded, "JSONWriter wrote \(written), JSONEncoder \(String(decoding: encoded, as: UTF8.self))")
+        }
     } catch {
         check(false, "\(value) does not survive encoding: \(error)")
     }
