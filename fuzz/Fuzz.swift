@@ -8,7 +8,12 @@
 //   2  model response   decoding gives a value or an invalid_response error, never anything else
 //   3  state document   decoding gives a state or a StorageError; a decoded state re-encodes and decodes equal
 //   4  dates            a parsed RFC 3339 date prints and parses back to the same instant; Retry-After is ≥ 0
-//   5  JSON values      a JSONValue that decodes encodes and decodes back equal (large and odd numbers included)
+//   5  JSON values      a JSONValue that decodes encodes and decodes back equal (large and odd numbers included),
+//                       and JSONWriter writes JSONEncoder's bytes for it (sorted keys, slashes unescaped);
+//                       JSONReader reads what JSONDecoder reads, the same value of the same kind, and refuses what it
+//                       refuses (besides what RFC 8259 does not allow: a trailing comma, a broken value under a
+//                       repeated key, which JSONDecoder never reads); with JSONDecoder behind it for those,
+//                       JSONValueDecoder gives what JSONDecoder gives, for a JSONValue and for an Event
 import Foundation
 
 private let secret = "at_fuzz_secret_0123456789"
@@ -26,7 +31,9 @@ public func fuzzOne(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case 2: fuzzModelResponse(Data(input))
     case 3: fuzzStateDocument(Data(input))
     case 4: fuzzDates(Data(input))
-    default: fuzzJSONValue(Data(input))
+    default:
+        fuzzJSONValue(Data(input))
+        fuzzJSONReader(Data(input))
     }
     return 0
 }
@@ -139,7 +146,39 @@ private func fuzzJSONValue(_ input: Data) {
         let encoded = try JSONCoding.encode(value)
         let again = try JSONCoding.decoder.decode(JSONValue.self, from: encoded)
         check(again == value, "\(value) came back as \(again)")
+        if let written = JSONWriter.write(value) {
+            check(Data(written.utf8) == encoded, "JSONWriter wrote \(written), JSONEncoder \(String(decoding: encoded, as: UTF8.self))")
+        }
     } catch {
         check(false, "\(value) does not survive encoding: \(error)")
+    }
+}
+
+private func fuzzJSONReader(_ input: Data) {
+    let old = try? JSONCoding.decoder.decode(JSONValue.self, from: input)
+    if let new = try? JSONReader.value(from: input) {
+        check(old.map { sameJSON($0, new) } ?? false, "JSONReader read \(new) where JSONDecoder read \(String(describing: old))")
+    }
+    input.withUnsafeBytes { raw in
+        let bytes = raw.bindMemory(to: UInt8.self)
+        let value = try? JSONValueDecoder.decode(JSONValue.self, from: bytes)
+        check(old == nil && value == nil || old.flatMap { old in value.map { sameJSON(old, $0) } } == true,
+              "JSONValueDecoder read \(String(describing: value)) where JSONDecoder read \(String(describing: old))")
+        let oldEvent = try? JSONCoding.decoder.decode(Event.self, from: input)
+        let newEvent = try? JSONValueDecoder.decode(Event.self, from: bytes)
+        check(oldEvent == newEvent, "JSONValueDecoder decoded \(String(describing: newEvent)), JSONDecoder \(String(describing: oldEvent))")
+    }
+}
+
+/// Equal and of the same kind: `.integer(1)` is not `.number(1.0)` here, and -0.0 is not 0.0.
+private func sameJSON(_ a: JSONValue, _ b: JSONValue) -> Bool {
+    switch (a, b) {
+    case (.integer(let x), .integer(let y)): return x == y
+    case (.number(let x), .number(let y)): return x.bitPattern == y.bitPattern
+    case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy(sameJSON)
+    case (.object(let x), .object(let y)):
+        return x.count == y.count && x.allSatisfy { key, value in y[key].map { sameJSON(value, $0) } ?? false }
+    case (.integer, _), (.number, _), (.array, _), (.object, _): return false
+    default: return a == b
     }
 }

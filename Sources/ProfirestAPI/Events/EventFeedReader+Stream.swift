@@ -235,7 +235,7 @@ struct StreamSession: Sendable {
         for event in events {
             let decoded: Event
             do {
-                decoded = try JSONCoding.decoder.decode(Event.self, from: Data(event.data.utf8))
+                decoded = try JSONValueDecoder.decode(Event.self, from: event.data)
             } catch {
                 try await flush()
                 let reason = (error as? DecodingError).map(ResponseDecoding.describe) ?? "\(error)"

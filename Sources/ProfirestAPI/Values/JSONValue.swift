@@ -153,6 +153,11 @@ extension JSONValue: Codable {
     /// let value = try JSONDecoder().decode(JSONValue.self, from: data)
     /// ```
     public init(from decoder: any Decoder) throws {
+        // A tree `JSONReader` read already holds the value: no trial decodes, no thrown errors.
+        if let tree = decoder as? JSONValueDecoder {
+            self = tree.value
+            return
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
