@@ -126,7 +126,7 @@ func reconnect(_ api: ProfirestApi, _ server: FeedOnlyServer, count: Int) async 
     server.closeStreams = false
 }
 
-/// `ProfirestRefreshProbe timers [--watchers N] [--reconnects N] [--warmup N]`: after a warm-up (N watchers and N/2
+/// `ProfirestRefreshProbe timers [--watchers N] [--reconnects N] [--warmup N]`: after a warm-up (N watchers, 2000, and N/2
 /// reconnections), starts N watchers, 100 at a time, each cancelled after its one event, then has one watcher
 /// reconnect N times, all against `FeedOnlyServer`; prints one JSON line with the resident memory before and after
 /// each (KB; the growth is what outlived the watchers, such as timers kept until their deadline) and the descriptors
@@ -134,7 +134,7 @@ func reconnect(_ api: ProfirestApi, _ server: FeedOnlyServer, count: Int) async 
 func timers() async {
     let watchers = Int(argument("watchers", "10000")) ?? 10_000
     let reconnects = Int(argument("reconnects", "5000")) ?? 5_000
-    let warmup = Int(argument("warmup", "1000")) ?? 1_000
+    let warmup = Int(argument("warmup", "2000")) ?? 2_000
     let server = FeedOnlyServer()
     let api = feedClient(server)
     let start = Date()
