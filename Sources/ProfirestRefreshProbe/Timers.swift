@@ -1,6 +1,9 @@
 // `ProfirestRefreshProbe timers`: whether the event feed's timers end with what they time. See `timers()`.
 import Foundation
 import ProfirestAPI
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An in-memory server of the event feed alone, so that nothing but the library runs in the process: `GET /v2/events`
 /// answers an empty page whose cursor starts the reading, `GET /v2/events/stream` a stream that brings one event at
@@ -65,7 +68,15 @@ final class FeedOnlyServer: StreamingHTTPTransport, @unchecked Sendable {
 
 /// What /proc says about this process (Linux): resident memory (VmRSS, KB), open descriptors, threads.
 enum ProcSelf {
+    /// What is still allocated: malloc first gives back the free memory it keeps (glibc's `malloc_trim`), which
+    /// otherwise varies by a megabyte or two with how the threads happened to share its arenas.
     static var residentKB: Int {
+        #if canImport(Glibc)
+        // Not in Swift's Glibc module: looked up by name.
+        if let trim = dlsym(nil, "malloc_trim") {
+            _ = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)(0)
+        }
+        #endif
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
@@ -81,8 +92,9 @@ enum ProcSelf {
 func feedClient(_ server: FeedOnlyServer) -> ProfirestApi {
     let storage = MemoryTokenStorage()
     let expires = ISO8601DateFormatter().string(from: Date().addingTimeInterval(86_400))
-    let document = #"{"version": 1, "access_token": "at_probe", "refresh_token": "rt_probe", "expires_at": "\#(expires)", "#
-        + #""token_type": "Bearer", "scopes": ["events:read"], "restaurant_id": "11", "device_id": "dev_probe"}"#
+    let document = #"{"version": 1, "access_token": "at_probe", "refresh_token": "rt_probe", "#
+        + #""expires_at": "\#(expires)", "token_type": "Bearer", "scopes": ["events:read"], "#
+        + #""restaurant_id": "11", "device_id": "dev_probe"}"#
     try? storage.set("profirest-api:probe", document)
     return ProfirestApi(options: .init(
         baseURL: "https://api.mujprofirest.cz", clientID: "probe", storage: storage, transport: server))
@@ -126,11 +138,12 @@ func reconnect(_ api: ProfirestApi, _ server: FeedOnlyServer, count: Int) async 
     server.closeStreams = false
 }
 
-/// `ProfirestRefreshProbe timers [--watchers N] [--reconnects N] [--warmup N]`: after a warm-up (N watchers, 2000, and N/2
-/// reconnections), starts N watchers, 100 at a time, each cancelled after its one event, then has one watcher
+/// `ProfirestRefreshProbe timers [--watchers N] [--reconnects N] [--warmup N]`: after a warm-up (N watchers, 2000,
+/// and N/2 reconnections), starts N watchers, 100 at a time, each cancelled after its one event, then has one watcher
 /// reconnect N times, all against `FeedOnlyServer`; prints one JSON line with the resident memory before and after
-/// each (KB; the growth is what outlived the watchers, such as timers kept until their deadline) and the descriptors
-/// and threads after the warm-up and at the end (threads: the lowest seen within 8 s, as idle worker threads leave).
+/// each (KB, after `malloc_trim`; the growth is what outlived the watchers, such as timers kept until their
+/// deadline) and the descriptors and threads after the warm-up and at the end (threads: the lowest seen within 8 s,
+/// as idle worker threads leave).
 func timers() async {
     let watchers = Int(argument("watchers", "10000")) ?? 10_000
     let reconnects = Int(argument("reconnects", "5000")) ?? 5_000

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Meets every real-time deadline of the library — its sleeps and its exchanges' time limits — with one shared timer,
-/// so that a wait that ends early takes its deadline with it at once.
+/// Meets every real-time deadline of the library — its sleeps and its exchanges' time limits — with one shared
+/// timer, so that a wait that ends early takes its deadline with it at once.
 ///
 /// A cancelled `Task.sleep` (on Linux) or `DispatchWorkItem` cannot be unscheduled: it keeps its memory (about 1.5 KB)
 /// in the dispatch timer heap until its deadline would have passed, so a feed that opens and drops connections, or a
@@ -9,7 +9,8 @@ import Foundation
 /// operations, and the one dispatch timer is set to the earliest deadline still waited for: it wakes only when
 /// something is due, meets it to within about a millisecond, and does not wake at all while nothing waits.
 final class DeadlineSweeper: @unchecked Sendable {
-    // @unchecked: `waiting`, `heap`, `nextID` and `armed` are touched, and `timer` rescheduled, only while `lock` is held.
+    // @unchecked: `waiting`, `heap`, `nextID` and `armed` are touched, and `timer` rescheduled, only while `lock` is
+    // held.
 
     /// What a deadline ends: a call to make, or a sleeping task to resume.
     private enum Waiter {
