@@ -134,8 +134,10 @@ files-touched:
 ## fleet (a load test), the cross-process suites (their races are between processes, which TSan does not see; the
 ## in-process lock paths are in the storage suites) and the suites behind nginx (the same engine code as
 ## CurlTransportTests and the sandbox suites, over a proxy); under TSan they cost about 80 s of CI's 30 minutes.
+## TimerLifetimeTests measures another process's resident memory, which TSan's shadow memory would swamp (the shared
+## timer's races are DeadlineSweeperTests', which run here).
 TSAN_SKIP := StorageFaultSweepTests|FleetReconnectIntegrationTests|CrossProcessOutboxTests|CrossProcessRefreshTests
-TSAN_SKIP := $(TSAN_SKIP)|FeedBehindProxiesTests|ConsentBehindProxyTests
+TSAN_SKIP := $(TSAN_SKIP)|FeedBehindProxiesTests|ConsentBehindProxyTests|TimerLifetimeTests
 swift-test-tsan: venv
 	PROFIREST_SANDBOX_PYTHON=$(abspath $(VPY)) TSAN_OPTIONS=halt_on_error=1 \
 		$(SWIFT) test --sanitize=thread --scratch-path .build/tsan $(SWIFT_BUILD_FLAGS) --skip '$(TSAN_SKIP)'

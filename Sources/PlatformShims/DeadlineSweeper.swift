@@ -1,1 +1,1 @@
-../ProfirestAPI/Transport/DeadlineSweeper.swift
+../ProfirestAPI/Concurrency/DeadlineSweeper.swift

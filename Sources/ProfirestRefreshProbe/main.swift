@@ -43,6 +43,10 @@
 //       with --without-lock (the soak's control) its storage runs the refresh without the lock across processes;
 //       a line {"e": "start"} first, the requests' outcomes so far every second
 //       {"e": "totals", "ok": n, "errors": {…}, …} and at the end {"e": "end", …} alike.
+//   ProfirestRefreshProbe timers [--watchers N] [--reconnects N] [--warmup N]
+//       no server and no storage file: N watchers (10000) of an in-memory feed, each cancelled after its one event,
+//       then one watcher through N reconnections (5000), after a warm-up; prints one line with the resident memory
+//       before and after each (KB), the descriptors and the threads (TimerLifetimeTests; Timers.swift)
 //
 // It never prints a token: only counts, error codes and times.
 #if os(Linux)
@@ -263,7 +267,8 @@ case "increment": increment()
 case "outbox": await outbox()
 case "put": put()
 case "replica": await replica()
+case "timers": await timers()
 default:
-    FileHandle.standardError.write(Data("usage: ProfirestRefreshProbe calls|loop|hold-lock|increment|outbox|put|replica …\n".utf8))
+    FileHandle.standardError.write(Data("usage: ProfirestRefreshProbe calls|loop|hold-lock|increment|outbox|put|replica|timers …\n".utf8))
     exit(2)
 }

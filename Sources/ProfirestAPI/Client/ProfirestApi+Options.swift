@@ -118,8 +118,9 @@ extension ProfirestApi {
         /// .init(clock: { fixedDate })
         /// ```
         public var clock: (@Sendable () -> Date)?
-        /// How to wait between attempts and until the staff session's end; nil means `Task.sleep`. Tests pass one that
-        /// returns at once (the staff timer then gives up after a few waits; the next request still notices the end).
+        /// How to wait between attempts and until the staff session's end; nil means real time, on one shared timer that
+        /// lets go of a wait as soon as its task is cancelled (a cancelled `Task.sleep` keeps its memory on Linux until
+        /// its deadline). Tests pass one that returns at once (the staff timer then gives up after a few waits; the next request still notices the end).
         /// A test's `sleep` that moves its clock on should wait until its clock gets there, or a staff session ends
         /// right after the sign-in. (The per-attempt `timeout` always runs on real time, so an instant `sleep` does
         /// not end every attempt.)
@@ -166,7 +167,7 @@ extension ProfirestApi {
         ///   - transport: your own transport; nil for the platform's (``CurlTransport`` on Linux,
         ///     ``URLSessionTransport`` elsewhere).
         ///   - clock: the clock for Retry-After dates, token expiry and the staff session's end; nil means `Date()`.
-        ///   - sleep: how to wait between attempts and until the staff session's end; nil means `Task.sleep`.
+        ///   - sleep: how to wait between attempts and until the staff session's end; nil means real time.
         ///   - observer: hears what the library does, as redacted ``ProfirestEvent``s; nil costs nothing.
         ///   - trustedCertificates: certificate authorities the default transport trusts besides the system's; nil for
         ///     the system's alone.
