@@ -60,8 +60,11 @@ def test_ctrl_c_stops_the_whole_run(tmp_path):
     (tmp_path / "Makefile").write_text(MAKEFILE)
     out = tmp_path / "ran.txt"
     env = dict(CLEAN_ENV, MAKE=f"make --no-print-directory -C {tmp_path} OUT={out}")
+    # A shell started in the background without job control (`cmd &` in a script, nohup) passes SIGINT on ignored,
+    # and a signal ignored at a shell's start cannot be trapped: the run is started as a terminal starts it.
     proc = subprocess.Popen([str(RUN_STEPS), "make-test", "slow", "ok1"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 20
     while not (out.exists() and "slow" in out.read_text()) and time.monotonic() < deadline:
         time.sleep(0.05)
