@@ -8,28 +8,12 @@ import XCTest
 
 // ShimKeychainStorage: Sources/ProfirestRefreshProbe/ShimKeychainStorage.swift, linked into this target.
 extension StorageFaultSweepTests {
-    /// The keychain's real refusals, one per kind of call: a locked device on reads and deletes, an I/O error on writes
-    /// (what KeychainTokenStorage reports through `StorageError`, with the OSStatus). Not errSecMissingEntitlement: a
-    /// storage without an access group answers it by moving to the file-based keychain, which on iOS is the same one.
-    func testEveryOperationOfTheKeychainFailedInTurn() async throws {
-        InMemoryKeychain.shared.reset()
-        defer { InMemoryKeychain.shared.reset() }
-        let statuses: [FaultyStorage.Operation: OSStatus] = [
-            .read: errSecInteractionNotAllowed, .write: errSecIO, .remove: errSecInteractionNotAllowed,
-        ]
-        // The keychain itself refuses the next call with the real status; the storage's own error comes out.
-        let injection: FaultyStorage.Injection = { operation in
-            InMemoryKeychain.shared.failNext(with: statuses[operation] ?? errSecNotAvailable)
-        }
-        try await sweep("keychain") { run, plan in
-            FaultyStorage(ShimKeychainStorage(service: "cz.profirest.sweep.\(run).\(UUID().uuidString)"), plan: plan,
-                          injection: injection)
-        }
-    }
-
-    /// A keychain shared with an app's extensions (`appGroup:`): besides each read, write and removal, each lock fails
-    /// in turn the way the group's lock file fails — the file cannot be opened (here a directory stands in its
-    /// place for that one call, so the refusal is the library's own `StorageError`, not one the wrapper made up).
+    /// A keychain shared with an app's extensions (`appGroup:`), the superset of a plain keychain's life (the same
+    /// reads, writes and removals, plus a lock file that can fail): each read, write, removal and lock fails in turn.
+    /// The keychain itself refuses a call with its real status — a locked device on reads and deletes, an I/O error
+    /// on writes — so the storage's own `StorageError` comes out (not errSecMissingEntitlement: a storage without an
+    /// access group answers it by moving to the file-based keychain, which on iOS is the same one). The lock fails
+    /// the way the group's lock file fails — it cannot be opened (a directory stands in its place for that one call).
     func testEveryOperationOfAnAppGroupKeychainFailedInTurn() async throws {
         InMemoryKeychain.shared.reset()
         AppGroupContainers.shared.reset()
