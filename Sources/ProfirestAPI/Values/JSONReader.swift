@@ -115,18 +115,7 @@ enum JSONReader {
                 let value = try readValue(depth: depth)
                 // The first of duplicate keys wins, as with JSONDecoder.
                 if object[key] == nil { object[key] = value }
-                skipWhitespace()
-                guard index < bytes.count else { throw Failure(reason: "unexpected end of text", at: index) }
-                switch bytes[index] {
-                case UInt8(ascii: ","):
-                    index += 1
-                    skipWhitespace()
-                case UInt8(ascii: "}"):
-                    index += 1
-                    return .object(object)
-                default:
-                    throw Failure(reason: "expected ',' or '}'", at: index)
-                }
+                if try endsAfterMember(closing: "}") { return .object(object) }
             }
         }
 
@@ -141,18 +130,25 @@ enum JSONReader {
             }
             while true {
                 array.append(try readValue(depth: depth))
+                if try endsAfterMember(closing: "]") { return .array(array) }
+            }
+        }
+
+        /// After an object's member or an array's element: true at the closing bracket, false at a comma (the next
+        /// one then follows); both are consumed.
+        private mutating func endsAfterMember(closing: Unicode.Scalar) throws -> Bool {
+            skipWhitespace()
+            guard index < bytes.count else { throw Failure(reason: "unexpected end of text", at: index) }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
                 skipWhitespace()
-                guard index < bytes.count else { throw Failure(reason: "unexpected end of text", at: index) }
-                switch bytes[index] {
-                case UInt8(ascii: ","):
-                    index += 1
-                    skipWhitespace()
-                case UInt8(ascii: "]"):
-                    index += 1
-                    return .array(array)
-                default:
-                    throw Failure(reason: "expected ',' or ']'", at: index)
-                }
+                return false
+            case UInt8(ascii: closing):
+                index += 1
+                return true
+            default:
+                throw Failure(reason: "expected ',' or '\(closing)'", at: index)
             }
         }
 
