@@ -27,6 +27,12 @@ enum OSProcesses: OSProcessControl {
         return Double(now.tv_sec) * 1e6 + Double(now.tv_nsec) / 1e3
     }
 
+    static func threadCPUMicroseconds() -> Double? {
+        var now = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) == 0 else { return nil }
+        return Double(now.tv_sec) * 1e6 + Double(now.tv_nsec) / 1e3
+    }
+
     static func monotonicNanoseconds() -> UInt64? {
         var now = timespec()
         guard clock_gettime(CLOCK_MONOTONIC, &now) == 0 else { return nil }
