@@ -12,7 +12,7 @@
 //                  CurlTransport: connections kept for reads and writes)
 //   transport-curl CurlTransport.send + JSONDecoder without the pipeline (the default transport's share of the cost)
 //   curl           libcurl driven directly by the bench through CProfirestCurl (DirectCurl.swift): the floor
-//   curl-new-handle  the same with a new easy handle per request, as CurlTransport makes them
+//   curl-new-handle  the same with a new easy handle per request (CurlTransport reuses its handles, reset)
 //   lib-urlsession ProfirestApi over URLSessionTransport() (the transport used where libcurl is missing; on Linux
 //                  keep-alive while busy, writes with `Connection: close`)
 //   lib-keepalive  ProfirestApi over URLSessionTransport(policy: .keepAlive)

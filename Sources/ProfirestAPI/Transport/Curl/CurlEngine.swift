@@ -38,6 +38,11 @@ final class CurlEngine: @unchecked Sendable {
     private let waker: Int32
     /// When libcurl's timer is due (monotonic nanoseconds), or nil when it set none.
     private var timerDue: UInt64?
+    /// Easy handles of ended transfers, reset to libcurl's defaults, for the next ones: a new handle costs libcurl
+    /// large allocations (its receive buffer, its state) that a reset handle keeps.
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// The most idle handles kept: enough for the requests in flight at once, as many as idle connections.
+    private static let idleHandleLimit = 128
 
     init(settings: CurlSettings) throws {
         guard let multi = pfc_multi_init() else {
@@ -163,6 +168,8 @@ final class CurlEngine: @unchecked Sendable {
         }
         transfers.removeAll()
         pfc_multi_cleanup(multi)
+        for easy in idleHandles { pfc_easy_cleanup(easy) }
+        idleHandles.removeAll()
         lock.lock()
         close(waker)
         lock.unlock()
@@ -200,18 +207,24 @@ final class CurlEngine: @unchecked Sendable {
                 transfer.fail(CancellationError())
                 return
             }
+            guard let easy = idleHandles.popLast() ?? pfc_easy_init() else {
+                transfer.fail(URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "curl_easy_init failed"]))
+                return
+            }
             do {
-                let easy = try transfer.makeHandle(settings)
+                try transfer.configure(easy, settings)
                 transfers[easy] = transfer
                 if transfer.awaitsHead, transfer.headDeadline != nil { awaitingHead[ObjectIdentifier(transfer)] = transfer }
                 pfc_multi_add_handle(multi, easy)
             } catch {
                 transfer.fail(error)
+                recycle(transfer)
             }
         case .cancel(let transfer):
             guard let easy = transfer.easy, transfers[easy] != nil else { return }  // ended, or never started
             remove(transfer)
             transfer.fail(CancellationError())
+            recycle(transfer)
         case .resume(let transfer):
             guard let easy = transfer.easy, transfers[easy] != nil else { return }
             transfer.resumeReceiving()
@@ -225,6 +238,19 @@ final class CurlEngine: @unchecked Sendable {
             guard let handle = easy, let transfer = transfers[handle] else { continue }
             remove(transfer)
             transfer.complete(result: result)
+            recycle(transfer)
+        }
+    }
+
+    /// Takes the easy handle of an ended transfer back, reset (none of its request's options, headers or body go on
+    /// to the next), for the next transfer.
+    private func recycle(_ transfer: CurlTransfer) {
+        guard let easy = transfer.releaseHandle() else { return }
+        if idleHandles.count < Self.idleHandleLimit {
+            pfc_easy_reset(easy)
+            idleHandles.append(easy)
+        } else {
+            pfc_easy_cleanup(easy)
         }
     }
 
@@ -243,6 +269,7 @@ final class CurlEngine: @unchecked Sendable {
             } else if let deadline = transfer.headDeadline, deadline <= now {
                 remove(transfer)
                 transfer.fail(URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "no response head within the timeout"]))
+                recycle(transfer)
             }
         }
     }

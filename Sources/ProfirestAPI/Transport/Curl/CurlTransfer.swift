@@ -88,10 +88,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Setting up
 
-    /// Makes the easy handle with every option this request needs. Throws for a request libcurl cannot send as it
-    /// is (a header with a line break).
-    func makeHandle(_ settings: CurlSettings) throws -> UnsafeMutableRawPointer {
-        guard let easy = pfc_easy_init() else { throw URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "curl_easy_init failed"]) }
+    /// Sets every option this request needs on `easy` — a new handle or one reset by the engine — which the transfer
+    /// holds until the engine takes it back (`releaseHandle`). Throws for a request libcurl cannot send as it is (a
+    /// header with a line break).
+    func configure(_ easy: UnsafeMutableRawPointer, _ settings: CurlSettings) throws {
         self.easy = easy
         let context = Unmanaged.passUnretained(self).toOpaque()
         pfc_easy_setopt_long(easy, Int32(PFC_OPT_NOSIGNAL), 1)
@@ -138,6 +138,12 @@ final class CurlTransfer: @unchecked Sendable {
             return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
         }
         pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_WRITEDATA), context)
+    }
+
+    /// Gives the easy handle back to the engine once the transfer has ended (left the multi handle and answered its
+    /// caller), for a later transfer; the transfer no longer touches it.
+    func releaseHandle() -> UnsafeMutableRawPointer? {
+        defer { easy = nil }
         return easy
     }
 
@@ -293,10 +299,11 @@ final class CurlTransfer: @unchecked Sendable {
                 tooLarge = true
                 return 0  // aborts the transfer
             }
-            body.append(contentsOf: bytes)
+            // The typed buffer: Data copies it at once, where a raw buffer goes through the generic Sequence path.
+            body.append(bytes.assumingMemoryBound(to: UInt8.self))
             return bytes.count
         case .stream(_, let streamBody):
-            return streamBody.offer(Data(bytes)) ? bytes.count : Int(PFC_WRITEFUNC_PAUSE)
+            return streamBody.offer(Data(buffer: bytes.assumingMemoryBound(to: UInt8.self))) ? bytes.count : Int(PFC_WRITEFUNC_PAUSE)
         case nil:
             return bytes.count
         }
