@@ -24,6 +24,7 @@ typedef struct {
     const char *(*version)(void);
     void *(*easy_init)(void);
     void (*easy_cleanup)(void *);
+    void (*easy_reset)(void *);
     int (*easy_setopt)(void *, int, ...);
     int (*easy_getinfo)(void *, int, ...);
     int (*easy_pause)(void *, int);
@@ -65,6 +66,7 @@ static int lookup(pfc_api *table, const char *const *names, int count, char *err
         {"curl_version", (void **)&table->version},
         {"curl_easy_init", (void **)&table->easy_init},
         {"curl_easy_cleanup", (void **)&table->easy_cleanup},
+        {"curl_easy_reset", (void **)&table->easy_reset},
         {"curl_easy_setopt", (void **)&table->easy_setopt},
         {"curl_easy_getinfo", (void **)&table->easy_getinfo},
         {"curl_easy_pause", (void **)&table->easy_pause},
@@ -122,6 +124,7 @@ const char *pfc_version(void) { return api.version(); }
 
 void *pfc_easy_init(void) { return api.easy_init(); }
 void pfc_easy_cleanup(void *easy) { api.easy_cleanup(easy); }
+void pfc_easy_reset(void *easy) { api.easy_reset(easy); }
 int pfc_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
 int pfc_easy_setopt_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
 int pfc_easy_setopt_offset(void *easy, int option, int64_t value) { return api.easy_setopt(easy, option, (int64_t)value); }

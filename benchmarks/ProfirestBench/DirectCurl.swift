@@ -8,8 +8,8 @@
 //               soon as its answer is decoded, until tasks × perTask requests are done)
 //   post-curl   the same for the ~200-byte JSON POST with a fresh Idempotency-Key (a new header list and body for
 //               each request, encoded as the library encodes it)
-//   curl-new-handle  the GET loop with a new easy handle for every request (as CurlTransport makes one per
-//               request): what that costs, apart from the thread hops the transport adds
+//   curl-new-handle  the GET loop with a new easy handle for every request: what a new handle costs against a
+//               reused one, apart from the thread hops a transport adds
 //
 // Each answer is checked (200) and decoded with JSONDecoder as the raw URLSession variants decode theirs. A whole
 // batch runs on the thread; the async caller waits for the batch once, so the per-request figure has no thread hop in

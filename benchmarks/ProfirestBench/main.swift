@@ -12,7 +12,7 @@
 //                  CurlTransport: connections kept for reads and writes)
 //   transport-curl CurlTransport.send + JSONDecoder without the pipeline (the default transport's share of the cost)
 //   curl           libcurl driven directly by the bench through CProfirestCurl (DirectCurl.swift): the floor
-//   curl-new-handle  the same with a new easy handle per request, as CurlTransport makes them
+//   curl-new-handle  the same with a new easy handle per request (CurlTransport reuses its handles, reset)
 //   lib-urlsession ProfirestApi over URLSessionTransport() (the transport used where libcurl is missing; on Linux
 //                  keep-alive while busy, writes with `Connection: close`)
 //   lib-keepalive  ProfirestApi over URLSessionTransport(policy: .keepAlive)
@@ -34,6 +34,8 @@
 // (Stampede.swift), outbox (OutboxBench.swift: the outbox's durable writes), net50 (RealNetwork.swift), compress
 // (Compression.swift: a 200 KB list at +50 ms, gzip vs plain), partner
 // (PartnerBench.swift: a thousand restaurants in one process), build (BuildTimes.swift). `--only <part>` runs one part; `--skip a,b` leaves parts out (`make bench BENCH_SKIP=build`).
+// `--variants a,b` runs only those variants of get/post/curl (e.g. `--only curl --variants transport-curl` under
+// `perf record` to see one variant's cost alone); keys needing a variant left out are not written.
 // See BENCHMARKS.md.
 import Foundation
 @_spi(TransportTuning) import ProfirestAPI
@@ -53,6 +55,8 @@ struct Settings {
     var only: String?
     /// `--skip a,b`: leave these parts out.
     var skip: Set<String> = []
+    /// `--variants a,b`: only these variants of the get/post/curl comparison (nil: every one the parts need).
+    var variants: Set<String>?
 
     init(_ arguments: [String]) {
         var i = 1
@@ -66,6 +70,7 @@ struct Settings {
             case "--server": serverScript = value
             case "--only": only = value
             case "--skip": skip = Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            case "--variants": variants = Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             default: break
             }
             i += 2
@@ -150,8 +155,8 @@ func writeEncoder() -> JSONEncoder {
     return encoder
 }
 
-/// The variants that serve one of `parts`.
-func makeVariants(port: Int, parts: Set<String>) throws -> [Variant] {
+/// The variants that serve one of `parts`, only those named in `chosen` when given.
+func makeVariants(port: Int, parts: Set<String>, chosen: Set<String>? = nil) throws -> [Variant] {
     let base = "http://127.0.0.1:\(port)"
     let url = URL(string: base + "/v2/staff")!
     let writeURL = URL(string: base + "/v2/write-quiet")!
@@ -276,7 +281,9 @@ func makeVariants(port: Int, parts: Set<String>) throws -> [Variant] {
             decode: { try decoder.decode(WriteAnswer.self, from: $0).length }))),
     ]
     #endif
-    return variants.filter { !$0.parts.isDisjoint(with: parts) }
+    return variants.filter { variant in
+        !variant.parts.isDisjoint(with: parts) && (chosen?.contains(variant.name) ?? true)
+    }
 }
 
 /// CPU time of this process (user + system), microseconds.
@@ -540,7 +547,8 @@ func defaultTransportDescription() -> String {
 func compare(_ chosen: Set<String>, _ settings: Settings) async throws -> [String: Any] {
     let server = try Server(script: settings.serverScript)
     defer { server.stop() }
-    let variants = try makeVariants(port: server.port, parts: chosen)
+    let variants = try makeVariants(port: server.port, parts: chosen, chosen: settings.variants)
+    guard !variants.isEmpty else { throw BenchFailure("--variants named none of the variants these parts run") }
     for variant in variants { _ = try await variant.sequential(50) }  // warm up connections and caches
 
     var seq: Times = [:]

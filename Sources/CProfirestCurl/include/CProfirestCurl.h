@@ -36,6 +36,8 @@ const char *pfc_version(void);
 
 void *pfc_easy_init(void);
 void pfc_easy_cleanup(void *easy);
+/// curl_easy_reset: every option back to its default, keeping the handle's caches, for the next transfer.
+void pfc_easy_reset(void *easy);
 int pfc_easy_setopt_long(void *easy, int option, long value);
 int pfc_easy_setopt_pointer(void *easy, int option, const void *value);
 int pfc_easy_setopt_offset(void *easy, int option, int64_t value);

@@ -236,6 +236,48 @@ final class CurlTransportTests: XCTestCase {
             }
         }
     }
+
+    /// The engine hands an ended transfer's easy handle, reset, to the next one (one after the other on one transport,
+    /// the same handle): nothing of a request — method, body, headers, decoding, timeout — goes on to the next.
+    func testAReusedHandleCarriesNothingOfTheRequestBefore() async throws {
+        let transport = try CurlTransport()
+        func echo(_ response: APIResponse) throws -> JSONValue { try JSONDecoder().decode(JSONValue.self, from: response.data) }
+
+        let put = try echo(await transport.send(HTTPRequest(
+            method: "PUT", url: server.url("/v2/echo"),
+            headers: ["X-One": "1", "Content-Type": "text/plain", "Accept": "text/plain", "Accept-Encoding": "identity",
+                      "Expect": "nothing"],
+            body: Data("put body".utf8))))
+        XCTAssertEqual(put["method"]?.stringValue, "PUT")
+        XCTAssertEqual(put["body_length"]?.intValue, 8)
+        XCTAssertEqual(put["headers"]?["accept-encoding"]?.stringValue, "identity")
+
+        // HEAD after the PUT: no body read, no method or body of the PUT's (a 302 with an empty body, not followed).
+        let head = try await transport.send(HTTPRequest(method: "HEAD", url: server.url("/v2/redirect")))
+        XCTAssertEqual(head.status, 302)
+        XCTAssertEqual(head.header("Location"), "https://elsewhere.example/steal")
+
+        let post = try echo(await transport.send(HTTPRequest(method: "POST", url: server.url("/v2/echo"), body: Data("{}".utf8))))
+        XCTAssertEqual(post["method"]?.stringValue, "POST")
+        XCTAssertEqual(post["body_length"]?.intValue, 2)
+        XCTAssertEqual(Set((post["headers"]?.objectValue ?? [:]).keys), ["host", "content-length", "accept-encoding"])
+
+        // The GET after them all: a GET with no body, only its own headers, libcurl's own encodings offered again.
+        let get = try echo(await transport.send(HTTPRequest(method: "GET", url: server.url("/v2/echo"))))
+        XCTAssertEqual(get["method"]?.stringValue, "GET")
+        XCTAssertEqual(get["body_length"]?.intValue, 0)
+        let headers = get["headers"]?.objectValue ?? [:]
+        XCTAssertEqual(Set(headers.keys), ["host", "accept-encoding"], "\(headers)")
+        XCTAssertTrue(headers["accept-encoding"]?.stringValue?.contains("gzip") == true, "\(headers)")
+
+        // A whole exchange's timeout (0.5 s) does not bound the stream after it, whose timeout is for its head alone.
+        _ = try await transport.send(HTTPRequest(method: "GET", url: server.url("/v2/echo"), timeout: 0.5))
+        let stream = try await transport.stream(HTTPRequest(
+            method: "GET", url: server.url("/v2/slow-stream?seconds=1.2&interval=0.4"), timeout: 0.5))
+        var received = Data()
+        for try await chunk in stream.body { received += chunk }
+        XCTAssertTrue(String(decoding: received, as: UTF8.self).contains("frame 2"), String(decoding: received, as: UTF8.self))
+    }
 }
 
 #endif

@@ -46,6 +46,12 @@ final class CurlEngine: @unchecked Sendable {
     private let poller: Int32
     /// Wakes the thread out of `epoll_wait` when a command is posted (an eventfd in the epoll set).
     private let waker: Int32
+    /// Easy handles of ended transfers, reset to libcurl's defaults, for the next ones: a new handle costs libcurl
+    /// large allocations (its receive buffer, its state) that a reset handle keeps.
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// The most idle handles kept: enough for the requests in flight at once, as many as idle connections.
+    private static let idleHandleLimit = 128
+
     init(settings: CurlSettings) throws {
         let poller = pfc_poller_create()
         let waker = pfc_waker_create()
@@ -154,6 +160,8 @@ final class CurlEngine: @unchecked Sendable {
         }
         transfers.removeAll()
         multis.forEach { $0.close() }
+        for easy in idleHandles { pfc_easy_cleanup(easy) }
+        idleHandles.removeAll()
         lock.lock()
         close(waker)
         lock.unlock()
@@ -173,8 +181,12 @@ final class CurlEngine: @unchecked Sendable {
                 transfer.fail(CancellationError())
                 return
             }
+            guard let easy = idleHandles.popLast() ?? pfc_easy_init() else {
+                transfer.fail(URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "curl_easy_init failed"]))
+                return
+            }
             do {
-                let easy = try transfer.makeHandle(settings)
+                try transfer.configure(easy, settings)
                 var multi = multis[0]
                 if transfer.isStream {
                     multi = multis[nextStreamMulti]
@@ -185,11 +197,13 @@ final class CurlEngine: @unchecked Sendable {
                 pfc_multi_add_handle(multi.handle, easy)
             } catch {
                 transfer.fail(error)
+                recycle(transfer)
             }
         case .cancel(let transfer):
             guard let easy = transfer.easy, transfers[easy] != nil else { return }  // ended, or never started
             remove(transfer)
             transfer.fail(CancellationError())
+            recycle(transfer)
         case .resume(let transfer):
             guard let easy = transfer.easy, transfers[easy] != nil else { return }
             transfer.resumeReceiving()
@@ -202,7 +216,20 @@ final class CurlEngine: @unchecked Sendable {
                 guard let (transfer, _) = transfers[easy] else { continue }
                 remove(transfer)
                 transfer.complete(result: result)
+                recycle(transfer)
             }
+        }
+    }
+
+    /// Takes the easy handle of an ended transfer back, reset (none of its request's options, headers or body go on
+    /// to the next), for the next transfer.
+    private func recycle(_ transfer: CurlTransfer) {
+        guard let easy = transfer.releaseHandle() else { return }
+        if idleHandles.count < Self.idleHandleLimit {
+            pfc_easy_reset(easy)
+            idleHandles.append(easy)
+        } else {
+            pfc_easy_cleanup(easy)
         }
     }
 
@@ -221,6 +248,7 @@ final class CurlEngine: @unchecked Sendable {
             } else if let deadline = transfer.headDeadline, deadline <= now {
                 remove(transfer)
                 transfer.fail(URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "no response head within the timeout"]))
+                recycle(transfer)
             }
         }
     }

@@ -34,6 +34,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var status = 0
     private var headers: [String: String] = [:]
     private var lastHeader: String?
+    /// The name, as the server spelled it, of the head's Content-Length, for `maxResponseBytes`.
+    private var contentLengthName: String?
     private var headBytes = 0
     private var headDone = false
     private var malformedHead: String?
@@ -86,10 +88,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Setting up
 
-    /// Makes the easy handle with every option this request needs. Throws for a request libcurl cannot send as it
-    /// is (a header with a line break).
-    func makeHandle(_ settings: CurlSettings) throws -> UnsafeMutableRawPointer {
-        guard let easy = pfc_easy_init() else { throw URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "curl_easy_init failed"]) }
+    /// Sets every option this request needs on `easy` — a new handle or one reset by the engine — which the transfer
+    /// holds until the engine takes it back (`releaseHandle`). Throws for a request libcurl cannot send as it is (a
+    /// header with a line break).
+    func configure(_ easy: UnsafeMutableRawPointer, _ settings: CurlSettings) throws {
         self.easy = easy
         let context = Unmanaged.passUnretained(self).toOpaque()
         pfc_easy_setopt_long(easy, Int32(PFC_OPT_NOSIGNAL), 1)
@@ -136,6 +138,12 @@ final class CurlTransfer: @unchecked Sendable {
             return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
         }
         pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_WRITEDATA), context)
+    }
+
+    /// Gives the easy handle back to the engine once the transfer has ended (left the multi handle and answered its
+    /// caller), for a later transfer; the transfer no longer touches it.
+    func releaseHandle() -> UnsafeMutableRawPointer? {
+        defer { easy = nil }
         return easy
     }
 
@@ -172,29 +180,35 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The request's headers exactly as set, and none of libcurl's own defaults that the request did not ask for.
     private func setHeaders(_ easy: UnsafeMutableRawPointer) throws {
-        var lines: [String] = []
-        for (name, value) in request.headers {
-            // Bytes, not Characters: "\r\n" is a single Character in Swift.
-            guard !name.isEmpty, !name.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 <= 0x20 || $0 == 0x7F }),
-                  !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw ProfirestUsageError("the header \"\(name)\" cannot be sent: its name or value has a line break or a colon")
-            }
-            let trimmed = value.trimmingCharacters(in: .whitespaces)
-            // libcurl reads "Name:" as "remove this header" and "Name;" as "send it empty".
-            lines.append(trimmed.isEmpty ? "\(name);" : "\(name): \(trimmed)")
-        }
-        // libcurl would add `Accept: */*`, a form Content-Type to a body, and `Expect: 100-continue` to a large one.
-        if request.header("Accept") == nil { lines.append("Accept:") }
-        if bodyBytes != nil, request.header("Content-Type") == nil { lines.append("Content-Type:") }
-        if request.header("Expect") == nil { lines.append("Expect:") }
         var list: UnsafeMutableRawPointer?
-        for line in lines {
+        func append(_ line: String) throws {
             guard let appended = pfc_slist_append(list, line) else {
                 if let list { pfc_slist_free_all(list) }
                 throw URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "curl_slist_append failed"])
             }
             list = appended
         }
+        var hasAccept = false
+        var hasContentType = false
+        var hasExpect = false
+        for (name, value) in request.headers {
+            // Bytes, not Characters: "\r\n" is a single Character in Swift.
+            guard !name.isEmpty, !name.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 <= 0x20 || $0 == 0x7F }),
+                  !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                if let list { pfc_slist_free_all(list) }
+                throw ProfirestUsageError("the header \"\(name)\" cannot be sent: its name or value has a line break or a colon")
+            }
+            if !hasAccept, HeadBytes.equalsIgnoringCase(name, "Accept") { hasAccept = true }
+            if !hasContentType, HeadBytes.equalsIgnoringCase(name, "Content-Type") { hasContentType = true }
+            if !hasExpect, HeadBytes.equalsIgnoringCase(name, "Expect") { hasExpect = true }
+            let trimmed = HeadBytes.trimmed(value)
+            // libcurl reads "Name:" as "remove this header" and "Name;" as "send it empty".
+            try append(trimmed.isEmpty ? name + ";" : name + ": " + trimmed)
+        }
+        // libcurl would add `Accept: */*`, a form Content-Type to a body, and `Expect: 100-continue` to a large one.
+        if !hasAccept { try append("Accept:") }
+        if bodyBytes != nil, !hasContentType { try append("Content-Type:") }
+        if !hasExpect { try append("Expect:") }
         headerList = list
         pfc_easy_setopt_pointer(easy, Int32(PFC_OPT_HTTPHEADER), list)
     }
@@ -211,6 +225,8 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: Receiving (libcurl's callbacks, on the engine's thread)
 
     /// One line of the head. False aborts the transfer (a head past `headLimit`, or a line that is not a header).
+    ///
+    /// Read as bytes: a String is made only for a header's name and value, never for the whole line.
     private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
         if headDone { return true }  // trailers of a chunked body: not used
         headBytes += line.count
@@ -221,53 +237,58 @@ final class CurlTransfer: @unchecked Sendable {
         // Without its line ending (bytes: "\r\n" is one Character in Swift).
         var end = line.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<end]), as: UTF8.self)
-        if text.hasPrefix("HTTP/") {
+        let text = UnsafeRawBufferPointer(rebasing: line[..<end])
+        if HeadBytes.hasPrefix(text, "HTTP/") {
             // A new response: an interim 1xx before the real one starts again.
-            let parts = text.split(separator: " ", maxSplits: 2)
-            guard parts.count >= 2, parts[1].count == 3, let code = Int(parts[1]), (100...599).contains(code) else {
+            guard let code = HeadBytes.statusCode(text) else {
                 malformedHead = "a malformed status line"
                 return false
             }
             status = code
-            headers = [:]
+            headers.removeAll(keepingCapacity: true)
             lastHeader = nil
+            contentLengthName = nil
             return true
         }
-        if text.isEmpty {
-            if status >= 200, case .whole = waiter, request.method != "HEAD", let limit = request.maxResponseBytes,
-                let declared = headers.first(where: { $0.key.lowercased() == "content-length" }).flatMap({ Int($0.value) })
-            {
-                // Refused before a byte of the body is read; otherwise room for it at once, not grown by copies.
-                if declared > limit {
-                    tooLarge = true
-                    return false
-                }
-                body.reserveCapacity(declared)
-            }
-            if status >= 200 {
-                headDone = true
-                deliverHead()
-            }
-            return true
-        }
-        if let first = text.first, first == " " || first == "\t", let name = lastHeader {
+        if text.isEmpty { return endHead() }
+        if text[0] == 0x20 || text[0] == 0x09, let name = lastHeader {
             // An obsolete folded line continues the previous header.
-            headers[name, default: ""] += " " + text.trimmingCharacters(in: .whitespaces)
+            headers[name, default: ""] += " " + HeadBytes.trimmed(text)
             return true
         }
-        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+        guard let colon = text.firstIndex(of: UInt8(ascii: ":")), colon != 0 else {
             malformedHead = "a header line without a name"
             return false
         }
-        let name = String(text[..<colon])
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let nameBytes = UnsafeRawBufferPointer(rebasing: text[..<colon])
+        let name = HeadBytes.string(nameBytes)
+        let value = HeadBytes.trimmed(UnsafeRawBufferPointer(rebasing: text[(colon + 1)...]))
         if let existing = headers[name] {
             headers[name] = existing + ", " + value
         } else {
             headers[name] = value
         }
         lastHeader = name
+        if HeadBytes.equalsIgnoringCase(nameBytes, "content-length") { contentLengthName = name }
+        return true
+    }
+
+    /// The blank line after a head: a final answer's head is complete (an interim 1xx's is skipped).
+    private func endHead() -> Bool {
+        if status >= 200, case .whole = waiter, request.method != "HEAD", let limit = request.maxResponseBytes,
+            let declared = contentLengthName.flatMap({ headers[$0] }).flatMap({ Int($0) })
+        {
+            // Refused before a byte of the body is read; otherwise room for it at once, not grown by copies.
+            if declared > limit {
+                tooLarge = true
+                return false
+            }
+            body.reserveCapacity(declared)
+        }
+        if status >= 200 {
+            headDone = true
+            deliverHead()
+        }
         return true
     }
 
@@ -278,10 +299,11 @@ final class CurlTransfer: @unchecked Sendable {
                 tooLarge = true
                 return 0  // aborts the transfer
             }
-            body.append(contentsOf: bytes)
+            // The typed buffer: Data copies it at once, where a raw buffer goes through the generic Sequence path.
+            body.append(bytes.assumingMemoryBound(to: UInt8.self))
             return bytes.count
         case .stream(_, let streamBody):
-            return streamBody.offer(Data(bytes)) ? bytes.count : Int(PFC_WRITEFUNC_PAUSE)
+            return streamBody.offer(Data(buffer: bytes.assumingMemoryBound(to: UInt8.self))) ? bytes.count : Int(PFC_WRITEFUNC_PAUSE)
         case nil:
             return bytes.count
         }
