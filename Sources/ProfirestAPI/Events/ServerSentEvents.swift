@@ -50,22 +50,31 @@ struct ServerSentEvents: Sendable {
     /// The events completed by `chunk`, in order. Throws `ServerSentEventsOverflow` past `limit`.
     mutating func feed(_ chunk: Data) throws -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
-        for byte in chunk {
-            if afterCR {
-                afterCR = false
-                // The second half of a CRLF: the line already ended at the CR.
-                if byte == Self.lf { continue }
-            }
-            switch byte {
-            case Self.cr:
-                afterCR = true
+        // Read in place, a line's run of bytes at a time: a stream's chunks are mostly bytes to copy into the line.
+        try chunk.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)
+            var next = 0
+            while next < bytes.count {
+                if afterCR {
+                    afterCR = false
+                    // The second half of a CRLF: the line already ended at the CR.
+                    if bytes[next] == Self.lf {
+                        next += 1
+                        continue
+                    }
+                }
+                var end = next
+                while end < bytes.count, bytes[end] != Self.cr, bytes[end] != Self.lf { end += 1 }
+                if end > next {
+                    line.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[next..<end]))
+                    eventBytes += end - next
+                    if eventBytes > limit { throw ServerSentEventsOverflow(limit: limit) }
+                    next = end
+                }
+                guard next < bytes.count else { break }
+                if bytes[next] == Self.cr { afterCR = true }
                 if let event = endLine() { events.append(event) }
-            case Self.lf:
-                if let event = endLine() { events.append(event) }
-            default:
-                line.append(byte)
-                eventBytes += 1
-                if eventBytes > limit { throw ServerSentEventsOverflow(limit: limit) }
+                next += 1
             }
         }
         return events

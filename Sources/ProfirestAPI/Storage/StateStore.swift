@@ -37,6 +37,22 @@ final class StateStore: Sendable {
         var retrying = false
         /// What the unsaved connection came from (a consent's `state`), so that completing it again finds it.
         var unsavedConnection: String?
+        /// The storage's text last read or written here and the document it decodes to (see `Parsed`).
+        var parsed: Parsed?
+        /// How many texts of the storage were parsed (tests look at it).
+        var parses = 0
+    }
+
+    /// A text of the storage and exactly what `StoredState.decode` makes of it, so that reading the same text again
+    /// (a feed storing its cursor after every batch reads what it wrote last) costs a comparison instead of a parse.
+    /// The storage is still read on every access: a text another process or client wrote is never answered from here.
+    private struct Parsed {
+        var text: String
+        var state: StoredState
+        /// Also `text == state.encoded()`: a document that differs from `state` in its cursors alone then encodes to
+        /// a text that decodes to exactly that document (members are written and read one by one, cursors are plain
+        /// strings), so it needs no parse to be known.
+        var isCanonical: Bool
     }
 
     /// A document that could not be written: what it was written over (`base`, the storage's document then), and
@@ -99,6 +115,9 @@ final class StateStore: Sendable {
 
     /// Whether state is waiting in memory for a successful write.
     var hasUnsaved: Bool { cache.withLock { $0.unsaved != nil } }
+
+    /// How many texts read from the storage had to be parsed; the others were the text last read or written here.
+    var parses: Int { cache.withLock { $0.parses } }
 
     /// Bumped whenever the connection is replaced or forgotten; compare before and after an `await`.
     var generation: UInt64 { cache.withLock { $0.generation } }
@@ -290,7 +309,15 @@ final class StateStore: Sendable {
     fileprivate func loadFromStorage() throws -> StoredState {
         do {
             guard let text = try storage.get(key) else { return StoredState() }
-            return try StoredState.decode(text, location: location)
+            if let known = cache.withLock({ c in c.parsed.flatMap { $0.text == text ? $0.state : nil } }) {
+                return known
+            }
+            let state = try StoredState.decode(text, location: location)
+            cache.withLock { c in
+                c.parsed = Parsed(text: text, state: state, isCanonical: false)
+                c.parses += 1
+            }
+            return state
         } catch let error as StorageError {
             cache.withLock { $0.readFailure = error }
             throw error
@@ -324,12 +351,15 @@ final class StateStore: Sendable {
     fileprivate func save(_ state: StoredState, over stored: StoredState) throws {
         var empty = StoredState()
         empty.version = state.version
+        var written: String?
         do {
             // Nothing left worth keeping: remove the key rather than leave an empty shell behind.
             if state == empty {
                 try storage.remove(key)
             } else {
-                try storage.set(key, try state.encoded())
+                let text = try state.encoded()
+                try storage.set(key, text)
+                written = text
             }
         } catch {
             let failure = error as? StorageError
@@ -337,15 +367,33 @@ final class StateStore: Sendable {
             keep(state, over: stored, because: failure, origin: nil)
             throw failure
         }
+        // Worked out outside the lock (it may parse); any text with its exact document is right to keep.
+        let parsed = written.flatMap { Self.parsed($0, state, over: stored, known: cache.withLock { $0.parsed }) }
         let wasUnsaved = cache.withLock { c -> Bool in
             let was = c.unsaved != nil
             c.unsaved = nil
             c.unsavedConnection = nil
             c.state = state
+            if written != nil { c.parsed = parsed }
             return was
         }
         if wasUnsaved { onUnsavedChange?(nil) }
         changes.notify()
+    }
+
+    /// What is known of the text `state` was just written as, over `stored` (what the lock's read found): a
+    /// canonical document changed in its cursors alone needs no parse; any other is parsed once here, so that the
+    /// cursor stores that follow it find a canonical one.
+    private static func parsed(_ text: String, _ state: StoredState, over stored: StoredState, known: Parsed?) -> Parsed? {
+        if let known, known.isCanonical, known.state == stored,
+            state.eventsCursor.keys.allSatisfy(StoredState.isCursorKey)
+        {
+            var others = state
+            others.eventsCursor = stored.eventsCursor
+            if others == stored { return Parsed(text: text, state: state, isCanonical: true) }
+        }
+        guard let decoded = try? StoredState.decode(text, location: ""), decoded == state else { return nil }
+        return Parsed(text: text, state: state, isCanonical: true)
     }
 
     /// Writes the unsaved state again after 1, 2, 4 … seconds (at most `maxRetryInterval`) until it is saved, or

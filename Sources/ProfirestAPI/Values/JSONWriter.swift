@@ -31,11 +31,12 @@ enum JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (n, key) in members.keys.sorted(by: precedes).enumerated() {
+            // Sorted as pairs: each value is at hand, not looked up again by its key.
+            for (n, member) in members.sorted(by: { precedes($0.key, $1.key) }).enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
-                appendString(key, to: &out)
+                appendString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                guard append(members[key]!, to: &out) else { return false }
+                guard append(member.value, to: &out) else { return false }
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -49,6 +50,12 @@ enum JSONWriter {
 
     private static func appendString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (keys, tokens, cursors) need no escape: copied whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
