@@ -4,48 +4,40 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-/// A few libcurl multi handles and the one thread that drives them: every transfer of a `CurlTransport` — whole
+/// One libcurl multi handle and the one thread that drives it: every transfer of a `CurlTransport` — whole
 /// requests and streams alike — runs here, and its connections are kept and shared (HTTP/1.1 keep-alive, HTTP/2
 /// multiplexing).
 ///
 /// libcurl wants a multi handle used by one thread at a time, so other threads only post commands and wake the
 /// thread (an eventfd). The thread drives libcurl by its event interface (`curl_multi_socket_action`): libcurl says
 /// which sockets to watch and when its next timer is due, the thread waits in `epoll_wait` for those alone, and on
-/// each wake-up hands libcurl only the sockets that are ready.
-///
-/// Whole requests all go to the first multi handle, so they find its kept-alive connections again; event streams
-/// take the handles in turn (see `CurlMulti` for why): over HTTP/2 a thousand streams share four connections, not one. An idle connection or a quiet stream costs nothing, and
+/// each wake-up hands libcurl only the sockets that are ready. An idle connection or a quiet stream costs nothing, and
 /// a wake-up costs the same whether one stream is open or a thousand. Not `curl_multi_perform` with
 /// `curl_multi_poll`: that polls every socket and walks every transfer on each wake-up, and with a thousand quiet
 /// event streams their keep-alives alone take 2 % of a core.
 final class CurlEngine: @unchecked Sendable {
-    // @unchecked: `inbox` and `stopped` are guarded by `lock`; `transfers`, the multi handles and the socket table
-    // are the engine thread's alone.
+    // @unchecked: `inbox` and `stopped` are guarded by `lock`; `transfers` and the multi handle's use are the
+    // engine thread's alone.
     private enum Command {
         case start(CurlTransfer)
         case cancel(CurlTransfer)
         case resume(CurlTransfer)
     }
 
-    /// The multi handles: whole requests use the first, streams each in turn.
-    private let multis: [CurlMulti]
-    /// How many multi handles streams are spread over: at most this many HTTP/2 connections to one server.
-    static let multiCount = 4
-    /// The multi handle the next stream goes to (engine thread only).
-    private var nextStreamMulti = 0
-    /// Which multi handle each watched socket belongs to.
-    private let owners: SocketOwners
+    private let multi: UnsafeMutableRawPointer
     private let settings: CurlSettings
     private let lock = NSLock()
     private var inbox: [Command] = []
     private var stopped = false
-    private var transfers: [UnsafeMutableRawPointer: (transfer: CurlTransfer, multi: CurlMulti)] = [:]
+    private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// Streams whose head has not come yet, for their deadline.
     private var awaitingHead: [ObjectIdentifier: CurlTransfer] = [:]
     /// The epoll set of the sockets libcurl asked to watch (CProfirestCurl's poller.c).
     private let poller: Int32
     /// Wakes the thread out of `epoll_wait` when a command is posted (an eventfd in the epoll set).
     private let waker: Int32
+    /// When libcurl's timer is due (monotonic nanoseconds), or nil when it set none.
+    private var timerDue: UInt64?
     /// Easy handles of ended transfers, reset to libcurl's defaults, for the next ones: a new handle costs libcurl
     /// large allocations (its receive buffer, its state) that a reset handle keeps.
     private var idleHandles: [UnsafeMutableRawPointer] = []
@@ -53,36 +45,51 @@ final class CurlEngine: @unchecked Sendable {
     private static let idleHandleLimit = 128
 
     init(settings: CurlSettings) throws {
+        guard let multi = pfc_multi_init() else {
+            throw URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "curl_multi_init failed"])
+        }
         let poller = pfc_poller_create()
         let waker = pfc_waker_create()
         guard poller >= 0, waker >= 0, pfc_poller_watch(poller, waker, Int32(PFC_POLL_IN)) == 0 else {
             if poller >= 0 { close(poller) }
             if waker >= 0 { close(waker) }
+            pfc_multi_cleanup(multi)
             throw URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "epoll or eventfd could not be made"])
         }
-        var multis: [CurlMulti] = []
-        do {
-            // Each socket libcurl watches is remembered with its multi handle, to hand it back to that one; called on
-            // the engine's thread only (from inside its calls into libcurl), so the table needs no lock.
-            let owners = SocketOwners(poller: poller)
-            for _ in 0..<Self.multiCount { multis.append(try CurlMulti(watch: owners.watch)) }
-            self.owners = owners
-        } catch {
-            multis.forEach { $0.close() }
-            close(poller)
-            close(waker)
-            throw error
-        }
-        self.multis = multis
+        self.multi = multi
         self.settings = settings
         self.poller = poller
         self.waker = waker
+        pfc_multi_setopt_long(multi, Int32(PFC_MOPT_PIPELINING), Int(PFC_PIPE_MULTIPLEX))
+        // Enough idle connections for 64 requests in flight over HTTP/1.1 to find theirs again.
+        pfc_multi_setopt_long(multi, Int32(PFC_MOPT_MAXCONNECTS), 128)
+        // As many streams on one HTTP/2 connection as the server allows (its SETTINGS_MAX_CONCURRENT_STREAMS; nginx:
+        // 128 unless configured). libcurl's own cap is 100, and beyond it each request that came while a new
+        // connection was still in its TLS handshake opened yet another: a thousand event streams took 102 TCP
+        // connections through nginx allowing 2,000 streams on one.
+        pfc_multi_setopt_long(multi, Int32(PFC_MOPT_MAX_CONCURRENT_STREAMS), 10_000)
+        // Unretained: the thread cleans the multi handle up (its last callback) before the engine can go.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        pfc_multi_setopt_socket_callback(multi, Self.socketCallback, context)
+        pfc_multi_setopt_timer_callback(multi, Self.timerCallback, context)
         let thread = Thread { [self] in
             // CurlTransportTests and the bench find the engine's thread by this name (see ThreadName).
             ThreadName.nameCurrentThread("ProfirestCurl")
             run()
         }
         thread.start()
+    }
+
+    private static let socketCallback: pfc_socket_callback = { _, socket, what, context, _ in
+        guard let context else { return -1 }
+        Unmanaged<CurlEngine>.fromOpaque(context).takeUnretainedValue().watch(socket, what)
+        return 0
+    }
+
+    private static let timerCallback: pfc_timer_callback = { _, milliseconds, context in
+        guard let context else { return -1 }
+        Unmanaged<CurlEngine>.fromOpaque(context).takeUnretainedValue().setTimer(milliseconds)
+        return 0
     }
 
     /// Stops the thread once it has ended every transfer still running; called when the transport goes away.
@@ -145,21 +152,22 @@ final class CurlEngine: @unchecked Sendable {
                 usleep(10_000)
                 continue
             }
+            var running: Int32 = 0
             for index in 0..<Int(count) {
                 if sockets[index] == waker {
                     pfc_waker_drain(waker)
-                } else if let multi = owners.multi(of: sockets[index]) {
-                    multi.socketReady(sockets[index], readiness[index])
+                } else {
+                    pfc_multi_socket_action(multi, sockets[index], readiness[index], &running)
                 }
             }
             collectFinished()
         }
-        for (transfer, _) in transfers.values {
+        for transfer in transfers.values {
             remove(transfer)
             transfer.fail(URLError(.cancelled, userInfo: [NSLocalizedDescriptionKey: "the transport was released"]))
         }
         transfers.removeAll()
-        multis.forEach { $0.close() }
+        pfc_multi_cleanup(multi)
         for easy in idleHandles { pfc_easy_cleanup(easy) }
         idleHandles.removeAll()
         lock.lock()
@@ -168,10 +176,28 @@ final class CurlEngine: @unchecked Sendable {
         close(poller)
     }
 
-    /// Tells each multi handle whose timer is due that it fired.
+    // MARK: libcurl's event interface (called by libcurl, on the engine's thread)
+
+    /// libcurl wants `socket` watched for `what` (`PFC_POLL_*`), or no longer watched.
+    private func watch(_ socket: Int32, _ what: Int32) {
+        _ = pfc_poller_watch(poller, socket, what)
+    }
+
+    /// libcurl's timer: due in `milliseconds` (0: at once), or none (-1).
+    private func setTimer(_ milliseconds: Int) {
+        guard milliseconds >= 0 else {
+            timerDue = nil
+            return
+        }
+        timerDue = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    }
+
+    /// Tells libcurl its timer fired, when it is due (it may set the next one meanwhile).
     private func fireTimerIfDue() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        for multi in multis { multi.fireTimerIfDue(now: now) }
+        guard let due = timerDue, due <= DispatchTime.now().uptimeNanoseconds else { return }
+        timerDue = nil
+        var running: Int32 = 0
+        pfc_multi_socket_action(multi, Int32(PFC_SOCKET_TIMEOUT), 0, &running)
     }
 
     private func handle(_ command: Command) {
@@ -187,14 +213,9 @@ final class CurlEngine: @unchecked Sendable {
             }
             do {
                 try transfer.configure(easy, settings)
-                var multi = multis[0]
-                if transfer.isStream {
-                    multi = multis[nextStreamMulti]
-                    nextStreamMulti = (nextStreamMulti + 1) % multis.count
-                }
-                transfers[easy] = (transfer, multi)
+                transfers[easy] = transfer
                 if transfer.awaitsHead, transfer.headDeadline != nil { awaitingHead[ObjectIdentifier(transfer)] = transfer }
-                pfc_multi_add_handle(multi.handle, easy)
+                pfc_multi_add_handle(multi, easy)
             } catch {
                 transfer.fail(error)
                 recycle(transfer)
@@ -211,13 +232,13 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private func collectFinished() {
-        for multi in multis {
-            while let (easy, result) = multi.nextDone() {
-                guard let (transfer, _) = transfers[easy] else { continue }
-                remove(transfer)
-                transfer.complete(result: result)
-                recycle(transfer)
-            }
+        var easy: UnsafeMutableRawPointer?
+        var result: Int32 = 0
+        while pfc_multi_next_done(multi, &easy, &result) == 1 {
+            guard let handle = easy, let transfer = transfers[handle] else { continue }
+            remove(transfer)
+            transfer.complete(result: result)
+            recycle(transfer)
         }
     }
 
@@ -234,8 +255,8 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private func remove(_ transfer: CurlTransfer) {
-        guard let easy = transfer.easy, let (_, multi) = transfers[easy] else { return }
-        pfc_multi_remove_handle(multi.handle, easy)
+        guard let easy = transfer.easy else { return }
+        pfc_multi_remove_handle(multi, easy)
         transfers[easy] = nil
         awaitingHead[ObjectIdentifier(transfer)] = nil
     }
@@ -256,9 +277,8 @@ final class CurlEngine: @unchecked Sendable {
     /// How long the thread may sleep: until libcurl's timer or the next head deadline, at most a minute (ms).
     private func waitTimeout(now: UInt64) -> Int32 {
         var milliseconds = 60_000
-        for multi in multis {
-            guard let due = multi.timerDue else { continue }
-            milliseconds = min(milliseconds, due > now ? Int((due - now + 999_999) / 1_000_000) : 0)
+        if let due = timerDue {
+            milliseconds = due > now ? Int((due - now + 999_999) / 1_000_000) : 0
         }
         for transfer in awaitingHead.values {
             guard let deadline = transfer.headDeadline else { continue }
@@ -267,22 +287,5 @@ final class CurlEngine: @unchecked Sendable {
         }
         return Int32(min(milliseconds, 60_000))
     }
-}
-
-/// The sockets libcurl asked the engine to watch, each with the multi handle it belongs to; used on the engine's thread
-/// only (libcurl calls `watch` from inside the engine's calls into it).
-private final class SocketOwners {
-    private let poller: Int32
-    private var owners: [Int32: CurlMulti] = [:]
-
-    init(poller: Int32) { self.poller = poller }
-
-    /// libcurl wants `socket` watched for `what` (`PFC_POLL_*`), or no longer watched (`PFC_POLL_REMOVE`).
-    func watch(_ socket: Int32, _ what: Int32, _ multi: CurlMulti) {
-        owners[socket] = what == Int32(PFC_POLL_REMOVE) ? nil : multi
-        _ = pfc_poller_watch(poller, socket, what)
-    }
-
-    func multi(of socket: Int32) -> CurlMulti? { owners[socket] }
 }
 #endif
