@@ -32,6 +32,9 @@
 //                                   process had open to nginx at once while every feed streamed events, counted
 //                                   every 0.5 s; partner_active_cpu_percent_h2 is that run's active CPU without the
 //                                   counting's own (read on the counting thread: it parses the machine's socket tables)
+//   partner_active_cpu_percent_transport(_h2), partner_cpu_us_per_event_transport(_h2)
+//                                   the floor under both: the same streams read straight from the transport
+//                                   (PartnerTransportFloor.swift)
 //
 // `--only partner` runs this part alone; --partner-connections (1000) sets the size, --partner-net 0 leaves nginx
 // out. Without nginx the TCP figure is skipped with the reason.
@@ -83,6 +86,12 @@ func partnerResults(_ arguments: [String]) async throws -> [String: Any] {
     let burst = try runChild(["--child", "partner-run", "--base", sandbox.api, "--admin", sandbox.api, "--mode", "burst"]
         + settings.childArguments)
     results["partner_rss_per_connection_kb_all_at_once"] = burst["partner_rss_per_connection_kb_all_at_once"]
+    // The floor: the same streams read straight from the transport (PartnerTransportFloor.swift).
+    try await sandbox.admin("POST", "reset")
+    let floor = try runChild(["--child", "partner-run", "--base", sandbox.api, "--admin", sandbox.api, "--mode", "transport"]
+        + settings.childArguments)
+    results["partner_active_cpu_percent_transport"] = floor["partner_active_cpu_percent_transport"]
+    results["partner_cpu_us_per_event_transport"] = floor["partner_cpu_us_per_event_transport"]
     guard settings.net else { return results }
     // The same through nginx over HTTP/2: how many TCP connections the thousand streams take.
     let net: NetHarness
@@ -103,6 +112,11 @@ func partnerResults(_ arguments: [String]) async throws -> [String: Any] {
     results["partner_active_cpu_percent_h2"] = h2["partner_active_cpu_percent"]
     results["partner_cpu_us_per_event_h2"] = h2["partner_cpu_us_per_event"]
     results["partner_h2_details"] = h2["details"]
+    try await sandbox.admin("POST", "reset")
+    let h2Floor = try runChild(["--child", "partner-run", "--base", net.base(.h2), "--admin", sandbox.api, "--mode", "transport",
+                                "--ca", net.caFile] + settings.childArguments)
+    results["partner_active_cpu_percent_transport_h2"] = h2Floor["partner_active_cpu_percent_transport"]
+    results["partner_cpu_us_per_event_transport_h2"] = h2Floor["partner_cpu_us_per_event_transport"]
     return results
 }
 
@@ -244,6 +258,11 @@ func partnerChild(base: String, _ arguments: [String]) async throws {
         let warm = ProfirestApi(options: .init(
             baseURL: settings.base, accessToken: rows[0]["access_token"] as? String, trustedCertificates: trusted))
         let _: Connection = try await warm.get("/connection")
+    }
+    if settings.mode == "transport" {
+        try await partnerTransportFloor(base: settings.base, admin: admin, rows: rows, restaurants: restaurants,
+                                        trusted: trusted, activeSeconds: settings.partner.activeSeconds, log: log)
+        return
     }
     let feeds = PartnerFeeds(count: n)
     try await Task.sleep(nanoseconds: 1_000_000_000)
