@@ -41,6 +41,8 @@ final class StateStore: Sendable {
         var parsed: Parsed?
         /// How many texts of the storage were parsed (tests look at it).
         var parses = 0
+        /// How many writes replaced cursors in the text before instead of encoding the document (tests look at it).
+        var cursorReplacements = 0
     }
 
     /// A text of the storage and exactly what `StoredState.decode` makes of it, so that reading the same text again
@@ -118,6 +120,9 @@ final class StateStore: Sendable {
 
     /// How many texts read from the storage had to be parsed; the others were the text last read or written here.
     var parses: Int { cache.withLock { $0.parses } }
+
+    /// How many writes were made by replacing cursors in the text written before (see `cursorsReplaced`).
+    var cursorReplacements: Int { cache.withLock { $0.cursorReplacements } }
 
     /// Bumped whenever the connection is replaced or forgotten; compare before and after an `await`.
     var generation: UInt64 { cache.withLock { $0.generation } }
@@ -352,12 +357,15 @@ final class StateStore: Sendable {
         var empty = StoredState()
         empty.version = state.version
         var written: String?
+        // A change of cursors alone, over the canonical text last read or written: that text with the cursors
+        // replaced is the new document's canonical text, and known without a parse.
+        let spliced = Self.cursorsReplaced(in: cache.withLock { $0.parsed }, state, over: stored)
         do {
             // Nothing left worth keeping: remove the key rather than leave an empty shell behind.
             if state == empty {
                 try storage.remove(key)
             } else {
-                let text = try state.encoded()
+                let text = try spliced ?? state.encoded()
                 try storage.set(key, text)
                 written = text
             }
@@ -368,13 +376,16 @@ final class StateStore: Sendable {
             throw failure
         }
         // Worked out outside the lock (it may parse); any text with its exact document is right to keep.
-        let parsed = written.flatMap { Self.parsed($0, state, over: stored, known: cache.withLock { $0.parsed }) }
+        let parsed = spliced != nil
+            ? written.map { Parsed(text: $0, state: state, isCanonical: true) }
+            : written.flatMap { Self.parsed($0, state, over: stored, known: cache.withLock { $0.parsed }) }
         let wasUnsaved = cache.withLock { c -> Bool in
             let was = c.unsaved != nil
             c.unsaved = nil
             c.unsavedConnection = nil
             c.state = state
             if written != nil { c.parsed = parsed }
+            if written != nil, spliced != nil { c.cursorReplacements += 1 }
             return was
         }
         if wasUnsaved { onUnsavedChange?(nil) }
@@ -394,6 +405,25 @@ final class StateStore: Sendable {
         }
         guard let decoded = try? StoredState.decode(text, location: ""), decoded == state else { return nil }
         return Parsed(text: text, state: state, isCanonical: true)
+    }
+
+    /// The canonical text of `state` made from `known`'s by replacing cursors, when `known` is the canonical text
+    /// of `stored` (what the lock's read found) and `state` differs from `stored` in the values of cursors it
+    /// already holds and nothing else; nil otherwise (the document is then encoded whole).
+    private static func cursorsReplaced(in known: Parsed?, _ state: StoredState, over stored: StoredState) -> String? {
+        guard let known, known.isCanonical, state.eventsCursor.count == stored.eventsCursor.count,
+            known.state == stored
+        else { return nil }
+        var changed: [String: String] = [:]
+        for (key, cursor) in state.eventsCursor {
+            guard let old = stored.eventsCursor[key], StoredState.isCursorKey(key) else { return nil }
+            if old != cursor { changed[key] = cursor }
+        }
+        var others = state
+        others.eventsCursor = stored.eventsCursor
+        guard others == stored else { return nil }
+        if changed.isEmpty { return known.text }
+        return JSONWriter.replacingTopLevelStrings(in: known.text, changed)
     }
 
     /// Writes the unsaved state again after 1, 2, 4 … seconds (at most `maxRetryInterval`) until it is saved, or

@@ -21,6 +21,7 @@ final class ParsedStateTests: XCTestCase {
         try await store.saveCursor("c0", restaurantID: "11", types: [])
         let parsesAfterFirst = store.parses
         for n in 1...20 { try await store.saveCursor("c\(n)", restaurantID: "11", types: []) }
+        XCTAssertEqual(store.cursorReplacements, 20, "each replaced the cursor in the text written before")
         XCTAssertEqual(store.parses, parsesAfterFirst, "each store read the text the one before it wrote")
         XCTAssertEqual(store.cursor(restaurantID: "11", types: []), "c20")
         let stored = try StoredState.decode(try XCTUnwrap(storage.get(key)), location: "test")
@@ -89,4 +90,32 @@ final class ParsedStateTests: XCTestCase {
         try await store.saveCursor("c10", restaurantID: "11", types: [])
         try check("a cursor in an empty storage")
     }
+
+    /// A cursor store over the text this store wrote last replaces the cursor in that text: what the storage then
+    /// holds is, byte for byte, the whole document encoded afresh, whatever else the document carries.
+    func testACursorStoreWritesTheDocumentsOwnText() async throws {
+        let storage = MemoryTokenStorage()
+        let store = StateStore(storage: storage, key: key)
+        try storage.set(
+            key,
+            #"{"version":1,"access_token":"at_1","a_other":{"events_cursor:11":"theirs"},"#
+                + #""events_cursor:11":"c0","events_cursor:12":"d0","zz":["events_cursor:11"]}"#)
+        for n in 1...5 {
+            try await store.saveCursor("c\(n)\"\\/é", restaurantID: "11", types: [])
+            let text = try XCTUnwrap(storage.get(key))
+            let decoded = try StoredState.decode(text, location: "test")
+            XCTAssertEqual(text, try decoded.encoded(), "cursor \(n)")
+            XCTAssertEqual(decoded.eventsCursor, ["events_cursor:11": "c\(n)\"\\/é", "events_cursor:12": "d0"])
+            XCTAssertEqual(decoded.unknown["a_other"], ["events_cursor:11": "theirs"])
+            XCTAssertEqual(try store.read(), decoded)
+        }
+        // The first store encoded the foreign text's document whole; the others replaced the cursor in it.
+        XCTAssertEqual(store.cursorReplacements, 4)
+        try await store.saveCursor("e1", restaurantID: "13", types: [])
+        XCTAssertEqual(store.cursorReplacements, 4, "a new cursor member is written with the whole document")
+        let text = try XCTUnwrap(storage.get(key))
+        XCTAssertEqual(try StoredState.decode(text, location: "test").eventsCursor["events_cursor:13"], "e1")
+        XCTAssertEqual(text, try StoredState.decode(text, location: "test").encoded())
+    }
 }
+

@@ -53,4 +53,59 @@ final class JSONWriterTests: XCTestCase {
         state.unknown = ["zz_future": 2.5]
         XCTAssertEqual(try StoredState.decode(try state.encoded(), location: "test"), state)
     }
+
+    /// Replacing a top-level string member gives exactly what writing the changed object gives; a member of the
+    /// same name deeper down, in a key's or a value's text, or under another spelling is never the one replaced.
+    func testReplacesOnlyTopLevelStringMembers() throws {
+        let lookalikes: [(String, [String: String], String?)] = [
+            (#"{"c":"1"}"#, ["c": "2"], #"{"c":"2"}"#),
+            (#"{"a":{"c":"1"},"c":"2"}"#, ["c": "3"], #"{"a":{"c":"1"},"c":"3"}"#),
+            (#"{"a":[{"c":"1"}],"c":"2"}"#, ["c": "3"], #"{"a":[{"c":"1"}],"c":"3"}"#),
+            (#"{"a":"\"c\":\"1\"","c":"2"}"#, ["c": "3"], #"{"a":"\"c\":\"1\"","c":"3"}"#),
+            (#"{"a\\":"c","c":"x\\"}"#, ["c": "q\"\\"], #"{"a\\":"c","c":"q\"\\"}"#),
+            (#"{"a":{"c":"1"}}"#, ["c": "3"], nil),
+            (#"{"a":"c"}"#, ["c": "3"], nil),
+            (#"{"C":"1"}"#, ["c": "3"], nil),
+            (#"{"c ":"1"}"#, ["c": "3"], nil),
+            (#"{"c":1}"#, ["c": "3"], nil),
+            (#"{"c":null}"#, ["c": "3"], nil),
+            (#"{"c":["1"]}"#, ["c": "3"], nil),
+            (#"["c","1"]"#, ["c": "3"], nil),
+            (#"{"c":"1"#, ["c": "3"], nil),
+            ("", ["c": "3"], nil),
+            (#"{"b":"1","c":"2"}"#, ["b": "x", "c": "y"], #"{"b":"x","c":"y"}"#),
+            (#"{"b":"1","c":"2"}"#, ["b": "x", "d": "y"], nil),
+        ]
+        for (text, changes, expected) in lookalikes {
+            XCTAssertEqual(JSONWriter.replacingTopLevelStrings(in: text, changes), expected, "\(text) \(changes)")
+        }
+    }
+
+    /// State documents of every shape, their cursors changed at random: the replaced text is the changed document's.
+    func testReplacingCursorsWritesTheChangedDocument() throws {
+        var random = SystemRandomNumberGenerator()
+        let strings = ["", "c/1", "q\"\\", "\n\t\u{1}", "é😀", "events_cursor:11", #""events_cursor:11":"x""#]
+        for round in 0..<500 {
+            var state = StoredState()
+            if Bool.random(using: &random) { state.accessToken = strings.randomElement(using: &random) }
+            if Bool.random(using: &random) { state.restaurantID = "11" }
+            if Bool.random(using: &random) { state.expiresAt = Date(timeIntervalSince1970: 1_795_000_000.5) }
+            let keys = ["events_cursor", "events_cursor:11", "events_cursor:11:a,b", "events_cursor:é\"", "events_cursor:\\"]
+            for key in keys where Bool.random(using: &random) { state.eventsCursor[key] = strings.randomElement(using: &random) }
+            if Bool.random(using: &random) {
+                // Another library's members, some of them named like ours one level down.
+                state.unknown["a_nested"] = .object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSONValue.string("n")) }))
+                state.unknown["zz"] = ["events_cursor", ["events_cursor:11": "m"]]
+            }
+            var changed = state
+            var changes: [String: String] = [:]
+            for key in state.eventsCursor.keys where Bool.random(using: &random) {
+                let value = strings.randomElement(using: &random)! + "\(round)"
+                changed.eventsCursor[key] = value
+                changes[key] = value
+            }
+            let text = try state.encoded()
+            XCTAssertEqual(JSONWriter.replacingTopLevelStrings(in: text, changes), try changed.encoded(), "round \(round)")
+        }
+    }
 }
