@@ -8,12 +8,24 @@ import Foundation
 struct JSONValueDecoder: Decoder {
     /// The value this decoder stands at.
     let value: JSONValue
-    let codingPath: [any CodingKey]
+    /// The path to the value that holds this one, and this one's key or index in it: joined only when asked for (an
+    /// error, a nested container), since most members decode without ever needing their path.
+    private let parentPath: [any CodingKey]
+    private let key: (any CodingKey)?
+    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init(_ value: JSONValue, codingPath: [any CodingKey] = []) {
         self.value = value
-        self.codingPath = codingPath
+        self.parentPath = codingPath
+        self.key = nil
+    }
+
+    /// The decoder of a member or element `key` of the value at `parentPath`.
+    init(_ value: JSONValue, parentPath: [any CodingKey], key: any CodingKey) {
+        self.value = value
+        self.parentPath = parentPath
+        self.key = key
     }
 
     /// Reads `bytes` as JSON and decodes a `T` from it, accepting what `JSONDecoder` accepts.
@@ -158,10 +170,12 @@ extension JSONValueDecoder: SingleValueDecodingContainer {
 
 /// A coding path step of this decoder's own: an array element, named as JSONDecoder names it ("Index 3"), or "super".
 private struct PathKey: CodingKey {
-    let stringValue: String
+    private let name: String?
     let intValue: Int?
-    init(index: Int) { (stringValue, intValue) = ("Index \(index)", index) }
-    init?(stringValue: String) { (self.stringValue, intValue) = (stringValue, nil) }
+    /// Written out only when a path is shown: an array's elements decode without making a string each.
+    var stringValue: String { name ?? "Index \(intValue ?? 0)" }
+    init(index: Int) { (name, intValue) = (nil, index) }
+    init?(stringValue: String) { (name, intValue) = (stringValue, nil) }
     init?(intValue: Int) { self.init(index: intValue) }
     static let superKey = PathKey(stringValue: "super")!
 }
@@ -184,7 +198,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func decoder(_ key: Key) throws -> JSONValueDecoder {
-        JSONValueDecoder(try member(key), codingPath: codingPath + [key])
+        JSONValueDecoder(try member(key), parentPath: codingPath, key: key)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try member(key).isNull }
@@ -215,11 +229,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        JSONValueDecoder(object["super"] ?? .null, codingPath: codingPath + [PathKey.superKey])
+        JSONValueDecoder(object["super"] ?? .null, parentPath: codingPath, key: PathKey.superKey)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        JSONValueDecoder(object[key.stringValue] ?? .null, codingPath: codingPath + [key])
+        JSONValueDecoder(object[key.stringValue] ?? .null, parentPath: codingPath, key: key)
     }
 }
 
@@ -243,7 +257,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
                 codingPath: codingPath + [PathKey(index: currentIndex)], debugDescription: "Unkeyed container is at end."))
         }
         defer { currentIndex += 1 }
-        return JSONValueDecoder(array[currentIndex], codingPath: codingPath + [PathKey(index: currentIndex)])
+        return JSONValueDecoder(array[currentIndex], parentPath: codingPath, key: PathKey(index: currentIndex))
     }
 
     mutating func decodeNil() throws -> Bool {
