@@ -9,7 +9,7 @@ import Darwin
 /// connection: an answer cut off at any byte, over a real socket, for the transports' retry tests. It reads each
 /// request whole (head and Content-Length body) first, so the cut is the answer's, not the request's.
 final class CuttingServer: @unchecked Sendable {
-    // @unchecked: `seen` is behind `lock`; the rest is set once.
+    // @unchecked: `seen` and `listenerOpen` are behind `lock`; the rest is set once.
     let port: Int
     private let listener: Int32
     private let answer: Data
@@ -18,6 +18,10 @@ final class CuttingServer: @unchecked Sendable {
     private let holdOpen: Bool
     private let lock = NSLock()
     private var seen: [String] = []
+    /// Whether `listener` is still this server's descriptor. Only the accept loop closes it, when it ends: closed by
+    /// `stop()` while the loop was about to call `accept`, its number could already be the next test's server's
+    /// listener, and this server would take that one's connections and count them as its own.
+    private var listenerOpen = true
 
     init(answer: Data, cut: Int, holdOpen: Bool = false) throws {
         self.holdOpen = holdOpen
@@ -56,13 +60,20 @@ final class CuttingServer: @unchecked Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Stops accepting (a blocked `accept` returns).
+    /// Stops accepting: a blocked `accept` returns, and the accept loop then closes the listener.
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        lock.withLock {
+            if listenerOpen { shutdown(listener, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
+        defer {
+            lock.withLock {
+                close(listener)
+                listenerOpen = false
+            }
+        }
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
