@@ -115,7 +115,7 @@ enum JSONWriter {
             var out: [UInt8] = []
             out.reserveCapacity(bytes.count + 64)
             var copied = 0
-            if spans.count > 1 { spans.sort { $0.range.lowerBound < $1.range.lowerBound } }
+            // The scan found the spans in the order of the text.
             for span in spans {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<span.range.lowerBound]))
                 appendString(span.value, to: &out)
