@@ -58,7 +58,8 @@ final class UnsavedStateTests: XCTestCase {
         await sleeps.release(expecting: 2)
         storage.failing = []
         await sleeps.release(expecting: 4)
-        let saved = await eventually { (try? storage.document()?["events_cursor"]) == "c-9" }
+        // The retry's write reaches the storage a moment before the store records it as saved: wait for both.
+        let saved = await eventually { (try? storage.document()?["events_cursor"]) == "c-9" && store.problem == nil }
         XCTAssertTrue(saved)
         XCTAssertNil(store.problem)
     }
